@@ -1,0 +1,289 @@
+// The stage: what a kernel needs to take part in a tile-synchronized chain.
+//
+//   __global__ void my_kernel(..., braid::StageParams sp) {
+//     __shared__ braid::BlockSync bs;
+//     braid::begin_block(sp, bs);                      // epoch, PDL trigger, "started" flag
+//     braid::Tile t;
+//     while (braid::next_tile(sp, bs, t)) {            // tile order (static or atomic ticket)
+//       ... if (!braid::wait(sp, bs, input, producer_tile)) return;   // before loading produced data
+//       ... compute, store the tile ...
+//       braid::post(sp, bs, t);                        // after the tile's stores
+//     }
+//     braid::end_block(sp, bs);
+//   }
+//
+// Semaphores count posts cumulatively over runs and are never reset: in run e (the epoch, 1-based),
+// a semaphore is complete when it reaches value(tile) * e. They are 64-bit, so they never wrap.
+// Each stage keeps its run count in device memory (StageState::run), advanced by the stage's last
+// block, so the whole mechanism is safe under CUDA graph replay (nothing depends on host-side
+// arguments that a replay would freeze). The stages of a chain are always launched together
+// (braid::Chain), so producer and consumer run counts move in lockstep; a consumer checks this.
+//
+// The block-level calls (all threads, uniform control flow) use __syncthreads. Warp-specialized
+// kernels use the *_elected variants from one lane and their own named barriers.
+#pragma once
+#include <cstdint>
+
+#include "braid/core/sync_ptx.cuh"
+#include "braid/core/types.hpp"
+#include "braid/order/tile_order.hpp"
+#include "braid/policy/policy.hpp"
+
+namespace braid {
+
+constexpr int kMaxInputs = 4;
+
+// Per-stage bookkeeping. Each field on its own 128-byte line: `blocks_done` and `tile_ticket` are
+// written by every block, `started` and `run` are polled.
+struct StageState {
+  alignas(128) uint64_t run;          // completed synchronized launches of this stage
+  alignas(128) uint64_t started;      // epoch of the latest launch whose block 0 started
+  alignas(128) uint32_t blocks_done;  // blocks finished in the current launch
+  alignas(128) uint32_t tile_ticket;  // next ticket of the dynamic tile order
+};
+
+enum ErrorCode : uint32_t { kErrNone = 0, kErrTimeout = 1, kErrEpochMismatch = 2, kErrWaitKernelTimeout = 3 };
+
+// Written once (first failure wins) by a bounded wait that gave up; read by the host.
+struct ErrorRecord {
+  uint32_t claimed;  // 0 until the first failure claims the record
+  uint32_t code;
+  uint32_t stage, input, input_stage, sem;
+  Tile tile, producer_tile;
+  uint64_t expected, seen, waited_ns;
+  alignas(128) uint32_t abort;  // set after a failure: every other waiter bails out
+};
+
+struct TileShape {
+  uint32_t rows = 1, cols = 1;  // elements per tile (GEMM: tile_m x tile_n)
+};
+
+// What a consumer needs to know about one of its producers.
+struct InputRef {
+  const uint64_t* sems = nullptr;
+  const StageState* state = nullptr;
+  Grid grid{1, 1, 1};
+  GroupPolicy policy = NoSync();
+  TileShape shape;
+  uint32_t stage_id = 0;
+};
+
+enum StageFlags : uint32_t {
+  kSync = 1u << 0,          // posts and waits are active (off: plain stream-ordered kernel)
+  kDynamicOrder = 1u << 1,  // tiles handed out by atomic ticket in dispatch order
+  kNoAtomicAdd = 1u << 2,   // one tile per semaphore: post with a release store of the epoch
+  kPdlTrigger = 1u << 3,    // trigger dependents at block start (Programmatic Dependent Launch)
+  kMarkStarted = 1u << 4,   // block 0 publishes `started` (a wait kernel polls it)
+  kWeightsFirst = 1u << 5,  // optimization R: load non-produced operands before waiting
+};
+
+struct StageParams {
+  uint32_t stage_id = 0;
+  uint32_t flags = 0;
+  Grid grid{1, 1, 1};
+  TileShape shape;
+  GroupPolicy policy = NoSync();  // output policy
+  TileOrder order;                // order.table is a device pointer
+  uint64_t* sems = nullptr;       // output semaphores
+  StageState* state = nullptr;
+  ErrorRecord* err = nullptr;
+  uint64_t timeout_ns = 0;  // 0: unbounded waits
+  uint32_t num_inputs = 0;
+  InputRef inputs[kMaxInputs];
+
+  BRAID_HD bool has(uint32_t f) const { return (flags & f) != 0; }
+};
+
+// Per-block shared state.
+struct BlockSync {
+  uint64_t epoch;
+  uint32_t tile_index;
+  uint32_t ok;
+  uint32_t last_sem[kMaxInputs];  // last semaphore waited on per input (skips repeated waits)
+};
+
+namespace detail {
+
+__device__ __forceinline__ uint32_t block_linear() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ uint32_t grid_blocks() { return gridDim.x * gridDim.y * gridDim.z; }
+__device__ __forceinline__ bool is_thread0() { return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0; }
+
+__device__ __forceinline__ void report(ErrorRecord* err, uint32_t code, uint32_t stage, uint32_t input,
+                                       uint32_t input_stage, uint32_t sem, Tile tile, Tile ptile,
+                                       uint64_t expected, uint64_t seen, uint64_t waited) {
+  if (err == nullptr) return;
+  if (atomicCAS(&err->claimed, 0u, 1u) == 0u) {
+    err->code = code;
+    err->stage = stage;
+    err->input = input;
+    err->input_stage = input_stage;
+    err->sem = sem;
+    err->tile = tile;
+    err->producer_tile = ptile;
+    err->expected = expected;
+    err->seen = seen;
+    err->waited_ns = waited;
+    __threadfence();
+  }
+  atomicExch(&err->abort, 1u);
+}
+
+__device__ __forceinline__ bool aborted(const ErrorRecord* err) {
+  return err != nullptr && *reinterpret_cast<const volatile uint32_t*>(&err->abort) != 0;
+}
+
+// Spin until *sem >= target. Bounded when timeout_ns > 0. Returns false on timeout or abort.
+__device__ __forceinline__ bool spin_until(const uint64_t* sem, uint64_t target, uint64_t timeout_ns,
+                                           const ErrorRecord* err, uint64_t& seen, uint64_t& waited) {
+  seen = ptx::ld_acquire(sem);
+  if (seen >= target) return true;
+  const uint64_t t0 = ptx::globaltimer_ns();
+  uint32_t backoff = 32, iter = 0;
+  while (true) {
+    __nanosleep(backoff);
+    if (backoff < 256) backoff <<= 1;
+    seen = ptx::ld_acquire(sem);
+    if (seen >= target) return true;
+    if ((++iter & 15) == 0) {
+      waited = ptx::globaltimer_ns() - t0;
+      if (aborted(err)) return false;
+      if (timeout_ns && waited > timeout_ns) return false;
+    }
+  }
+}
+
+}  // namespace detail
+
+// ---- elected-lane API (any single thread; no barriers) -----------------------------------------
+
+__device__ __forceinline__ uint64_t read_epoch(const StageParams& sp) { return sp.state->run + 1; }
+
+// Wait until producer tile `pt` of input `in` has posted in this epoch. On failure records the
+// error (stage, tile, semaphore, expected, seen) and returns false. `consumer_tile` is for the report.
+__device__ __forceinline__ bool wait_elected(const StageParams& sp, uint64_t epoch, uint32_t in, Tile pt,
+                                             Tile consumer_tile) {
+  const InputRef& ir = sp.inputs[in];
+  if (!sp.has(kSync) || ir.sems == nullptr || !ir.policy.enabled()) return true;
+  const uint32_t s = ir.policy.sem(pt, ir.grid);
+  const uint64_t target = uint64_t(ir.policy.value(pt, ir.grid)) * epoch;
+  uint64_t seen = 0, waited = 0;
+  if (detail::spin_until(ir.sems + s, target, sp.timeout_ns, sp.err, seen, waited)) return true;
+  if (!detail::aborted(sp.err) || sp.timeout_ns)
+    detail::report(sp.err, kErrTimeout, sp.stage_id, in, ir.stage_id, s, consumer_tile, pt, target, seen, waited);
+  return false;
+}
+
+// Publish tile t. The caller guarantees every store of the tile happened-before this call
+// (barrier over the storing threads; TMA stores completed with wait_group 0 + proxy fence).
+__device__ __forceinline__ void post_elected(const StageParams& sp, uint64_t epoch, Tile t) {
+  if (!sp.has(kSync) || sp.sems == nullptr || !sp.policy.enabled()) return;
+  uint64_t* sem = sp.sems + sp.policy.sem(t, sp.grid);
+  if (sp.has(kNoAtomicAdd)) ptx::st_release(sem, epoch);  // value(t) == 1: count == epoch
+  else ptx::red_release_add(sem, 1);
+}
+
+// ---- block-level API (all threads of the block, uniform control flow) ----------------------------
+
+__device__ __forceinline__ void begin_block(const StageParams& sp, BlockSync& bs) {
+  if (sp.has(kPdlTrigger)) ptx::pdl_launch_dependents();
+  if (detail::is_thread0()) {
+    const uint64_t epoch = read_epoch(sp);
+    bs.epoch = epoch;
+    bs.ok = 1;
+    bs.tile_index = 0xffffffffu;
+    for (int i = 0; i < kMaxInputs; ++i) bs.last_sem[i] = 0xffffffffu;
+    if (detail::block_linear() == 0) {
+      if (sp.has(kMarkStarted)) ptx::st_release(&sp.state->started, epoch);
+      // Lockstep check: a producer is either still in this epoch (run == epoch-1) or done (== epoch).
+      if (sp.has(kSync))
+        for (uint32_t i = 0; i < sp.num_inputs; ++i) {
+          const uint64_t r = ptx::ld_relaxed(&sp.inputs[i].state->run);
+          if (r + 1 != epoch && r != epoch) {
+            detail::report(sp.err, kErrEpochMismatch, sp.stage_id, i, sp.inputs[i].stage_id, 0, Tile{}, Tile{},
+                           epoch, r, 0);
+            bs.ok = 0;
+          }
+        }
+    }
+  }
+  __syncthreads();
+}
+
+// Next tile of this block; false when the stage has no tiles left (or after a failure).
+__device__ __forceinline__ bool next_tile(const StageParams& sp, BlockSync& bs, Tile& t) {
+  __syncthreads();  // everyone is done with the previous tile index
+  if (detail::is_thread0()) {
+    if (!bs.ok) bs.tile_index = 0xffffffffu;
+    else if (sp.has(kDynamicOrder)) bs.tile_index = ptx::atom_add_relaxed(&sp.state->tile_ticket, 1);
+    else bs.tile_index = bs.tile_index == 0xffffffffu ? detail::block_linear() : bs.tile_index + detail::grid_blocks();
+  }
+  __syncthreads();
+  const uint32_t i = bs.tile_index;
+  if (i >= num_tiles(sp.grid)) return false;
+  t = sp.order.at(i, sp.grid);
+  return true;
+}
+
+// Wait for producer tile `pt` of input `in`. Repeated waits on the same semaphore are skipped.
+__device__ __forceinline__ bool wait(const StageParams& sp, BlockSync& bs, uint32_t in, Tile pt, Tile consumer_tile) {
+  if (!sp.has(kSync)) return true;
+  const InputRef& ir = sp.inputs[in];
+  if (ir.sems == nullptr || !ir.policy.enabled()) return true;
+  const uint32_t s = ir.policy.sem(pt, ir.grid);
+  if (bs.last_sem[in] == s) return bs.ok;  // uniform: every thread reads the same shared value
+  __syncthreads();
+  if (detail::is_thread0()) {
+    if (bs.ok && !wait_elected(sp, bs.epoch, in, pt, consumer_tile)) bs.ok = 0;
+    bs.last_sem[in] = s;
+  }
+  __syncthreads();
+  return bs.ok;
+}
+
+// Wait for every producer tile of input `in` that intersects the element rectangle
+// rows [r0, r1] x cols [c0, c1] (inclusive), using the producer's tile shape.
+__device__ __forceinline__ bool wait_rect(const StageParams& sp, BlockSync& bs, uint32_t in, uint32_t r0,
+                                          uint32_t r1, uint32_t c0, uint32_t c1, Tile consumer_tile, uint32_t z = 0) {
+  if (!sp.has(kSync)) return true;
+  const InputRef& ir = sp.inputs[in];
+  const uint32_t y0 = r0 / ir.shape.rows, y1 = r1 / ir.shape.rows;
+  const uint32_t x0 = c0 / ir.shape.cols, x1 = c1 / ir.shape.cols;
+  for (uint32_t y = y0; y <= y1; ++y)
+    for (uint32_t x = x0; x <= x1; ++x)
+      if (!wait(sp, bs, in, Tile{x, y, z}, consumer_tile)) return false;
+  return true;
+}
+
+__device__ __forceinline__ void post(const StageParams& sp, BlockSync& bs, Tile t) {
+  __syncthreads();  // every thread's stores of tile t are done
+  if (detail::is_thread0() && bs.ok) post_elected(sp, bs.epoch, t);
+}
+
+// Last block of the launch resets the per-launch counters and advances the run count.
+__device__ __forceinline__ void end_block(const StageParams& sp, BlockSync& bs) {
+  __syncthreads();
+  if (detail::is_thread0()) {
+    const uint32_t prev = ptx::atom_add_acq_rel(&sp.state->blocks_done, 1);
+    if (prev == detail::grid_blocks() - 1) {
+      sp.state->blocks_done = 0;
+      sp.state->tile_ticket = 0;
+      if (sp.has(kSync)) ptx::st_release(&sp.state->run, bs.epoch);
+    }
+  }
+}
+
+// One-thread kernel (the paper's stage ordering): holds back the consumer stream until the
+// producer's block 0 has started in the consumer's epoch. (A template only so that the header can
+// be included from several translation units.)
+template <int = 0>
+__global__ void wait_kernel(const StageState* producer, const StageState* consumer, ErrorRecord* err,
+                            uint64_t timeout_ns, uint32_t stage_id, uint32_t producer_id) {
+  const uint64_t epoch = consumer->run + 1;
+  uint64_t seen = 0, waited = 0;
+  if (!detail::spin_until(&producer->started, epoch, timeout_ns, err, seen, waited))
+    detail::report(err, kErrWaitKernelTimeout, stage_id, 0, producer_id, 0, Tile{}, Tile{}, epoch, seen, waited);
+}
+
+}  // namespace braid

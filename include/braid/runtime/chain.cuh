@@ -1,0 +1,283 @@
+// braid::Chain: runs a validated Plan's stages on a GPU with tile-level synchronization.
+//
+//   braid::Plan plan = ...;                       // stages + dependencies (validated here)
+//   braid::Chain chain(plan, shapes);             // allocates semaphores, state, order tables
+//   chain.set_launcher(i, [&](const braid::LaunchCtx& c) {
+//     braid::launch_kernel(c, my_kernel, grid, block, smem, args..., c.params);
+//   });
+//   chain.run(stream, braid::Ordering::PDL);       // enqueue one run (graph-capturable)
+//   chain.check(stream);                           // sync; throws SyncError on a stuck wait
+//
+// The stages of a chain must always be launched together through run(): their run counters move
+// in lockstep (see stage.cuh). After a SyncError the chain resets its state and can be run again.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/core/error.hpp"
+#include "braid/core/stage.cuh"
+#include "braid/plan/plan.hpp"
+
+#define BRAID_CUDA_CHECK(expr)                                                                      \
+  do {                                                                                              \
+    cudaError_t braid_err_ = (expr);                                                                \
+    if (braid_err_ != cudaSuccess)                                                                  \
+      throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(braid_err_) + " at " + \
+                               __FILE__ + ":" + std::to_string(__LINE__) + ": " #expr);             \
+  } while (0)
+
+namespace braid {
+
+struct LaunchCtx {
+  cudaStream_t stream = nullptr;
+  bool pdl = false;  // launch as a programmatic dependent of the previous kernel in the stream
+  StageParams params;
+};
+
+// cudaLaunchKernelEx with the PDL attribute when the context asks for it.
+template <class... KArgs, class... Args>
+void launch_kernel(const LaunchCtx& ctx, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem,
+                   Args&&... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = ctx.stream;
+  cudaLaunchAttribute attr[1];
+  if (ctx.pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
+struct ChainOptions {
+  bool no_atomic_add = true;   // use release stores where every semaphore has one tile
+  bool weights_first = true;   // optimization R (kernels that support it)
+  double timeout_ms = 10000;   // bounded waits; 0 = unbounded
+};
+
+class Chain {
+ public:
+  using Launcher = std::function<void(const LaunchCtx&)>;
+
+  Chain(const Plan& plan, std::vector<TileShape> shapes, ChainOptions opt = {}) : plan_(plan), opt_(opt) {
+    plan_.validate();
+    BRAID_REQUIRE(shapes.size() == plan_.stages.size(), "chain '" + plan_.name + "': " +
+                                                            std::to_string(shapes.size()) + " tile shapes for " +
+                                                            std::to_string(plan_.stages.size()) + " stages");
+    shapes_ = std::move(shapes);
+    for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      inputs_.push_back(plan_.producers_of(int(i)));
+      BRAID_REQUIRE(inputs_.back().size() <= size_t(kMaxInputs),
+                    "stage '" + plan_.stages[i].name + "' has more than " + std::to_string(kMaxInputs) + " producers");
+      BRAID_REQUIRE(shapes_[i].rows > 0 && shapes_[i].cols > 0,
+                    "stage '" + plan_.stages[i].name + "' has a zero tile shape");
+    }
+    launchers_.resize(plan_.stages.size());
+    allocate();
+  }
+  ~Chain() { release(); }
+  Chain(const Chain&) = delete;
+  Chain& operator=(const Chain&) = delete;
+
+  const Plan& plan() const { return plan_; }
+  const ChainOptions& options() const { return opt_; }
+  int num_stages() const { return int(plan_.stages.size()); }
+  // The producers of stage i, in the order of StageParams::inputs.
+  const std::vector<int>& inputs(int i) const { return inputs_[i]; }
+  void set_launcher(int stage, Launcher f) { launchers_.at(stage) = std::move(f); }
+  void set_timeout_ms(double ms) { opt_.timeout_ms = ms; }
+  // Edits every StageParams just before launch (fault injection in tests, instrumentation).
+  void set_params_hook(std::function<void(int, StageParams&)> f) { hook_ = std::move(f); }
+
+  StageParams params(int i, Ordering o) const {
+    const StageSpec& s = plan_.stages[i];
+    StageParams p;
+    p.stage_id = uint32_t(i);
+    p.grid = s.grid;
+    p.shape = shapes_[i];
+    p.policy = s.policy;
+    p.order = s.order;
+    p.order.table = d_tables_[i];
+    p.sems = d_sems_[i];
+    p.state = d_states_ + i;
+    p.err = d_err_;
+    p.timeout_ns = uint64_t(opt_.timeout_ms * 1e6);
+    uint32_t f = 0;
+    if (o != Ordering::StreamOrder) f |= kSync;
+    if (s.dynamic_order) f |= kDynamicOrder;
+    if (opt_.no_atomic_add && s.policy.one_tile_per_sem(s.grid)) f |= kNoAtomicAdd;
+    if (o == Ordering::PDL) f |= kPdlTrigger;
+    if (o == Ordering::WaitKernel) f |= kMarkStarted;
+    if (opt_.weights_first) f |= kWeightsFirst;
+    p.flags = f;
+    p.num_inputs = uint32_t(inputs_[i].size());
+    for (size_t k = 0; k < inputs_[i].size(); ++k) {
+      const int j = inputs_[i][k];
+      InputRef& r = p.inputs[k];
+      r.sems = d_sems_[j];
+      r.state = d_states_ + j;
+      r.grid = plan_.stages[j].grid;
+      r.policy = plan_.stages[j].policy;
+      r.shape = shapes_[j];
+      r.stage_id = uint32_t(j);
+    }
+    if (hook_) hook_(i, p);
+    return p;
+  }
+
+  // Enqueue one run of every stage. Graph-capturable.
+  void run(cudaStream_t stream, Ordering o) {
+    for (int i = 0; i < num_stages(); ++i)
+      BRAID_REQUIRE(bool(launchers_[i]), "stage '" + plan_.stages[i].name + "' has no launcher");
+    if (o == Ordering::StreamOrder || o == Ordering::PDL) {
+      for (int i = 0; i < num_stages(); ++i) launchers_[i](LaunchCtx{stream, o == Ordering::PDL && i > 0, params(i, o)});
+    } else {
+      ensure_streams();
+      BRAID_CUDA_CHECK(cudaEventRecord(fork_, stream));
+      for (int i = 0; i < num_stages(); ++i) BRAID_CUDA_CHECK(cudaStreamWaitEvent(side_[i], fork_, 0));
+      for (int i = 0; i < num_stages(); ++i) {
+        if (o == Ordering::WaitKernel && i > 0) {
+          wait_kernel<<<1, 1, 0, side_[i]>>>(d_states_ + (i - 1), d_states_ + i, d_err_,
+                                             uint64_t(opt_.timeout_ms * 1e6), uint32_t(i), uint32_t(i - 1));
+          BRAID_CUDA_CHECK(cudaGetLastError());
+        }
+        launchers_[i](LaunchCtx{side_[i], false, params(i, o)});
+      }
+      for (int i = 0; i < num_stages(); ++i) {
+        BRAID_CUDA_CHECK(cudaEventRecord(join_[i], side_[i]));
+        BRAID_CUDA_CHECK(cudaStreamWaitEvent(stream, join_[i], 0));
+      }
+    }
+    BRAID_CUDA_CHECK(cudaGetLastError());
+  }
+
+  // Synchronize and turn a device-side failure into a SyncError (then reset the state).
+  void check(cudaStream_t stream) {
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(stream));
+    ErrorRecord e;
+    BRAID_CUDA_CHECK(cudaMemcpy(&e, d_err_, sizeof(e), cudaMemcpyDeviceToHost));
+    if (!e.claimed) return;
+    const std::string msg = describe_error(e);
+    reset(0);
+    throw SyncError(msg);
+  }
+
+  // Zero the semaphores and counters (as if the chain had completed `initial_run` runs: semaphores
+  // hold value * initial_run, so tests can start near any counter boundary).
+  void reset(uint64_t initial_run = 0) {
+    std::vector<char> img(bytes_, 0);
+    for (int i = 0; i < num_stages(); ++i) {
+      auto* st = reinterpret_cast<StageState*>(img.data() + (reinterpret_cast<char*>(d_states_ + i) - base_));
+      st->run = initial_run;
+      st->started = initial_run;
+      const StageSpec& s = plan_.stages[i];
+      auto* tab = reinterpret_cast<uint32_t*>(img.data() + (reinterpret_cast<char*>(d_tables_[i]) - base_));
+      for (uint32_t t = 0; t < s.tiles(); ++t) tab[t] = s.order.kind == OrderKind::Table ? s.order_table[t] : t;
+      if (!d_sems_[i]) continue;
+      auto* sems = reinterpret_cast<uint64_t*>(img.data() + (reinterpret_cast<char*>(d_sems_[i]) - base_));
+      for (uint32_t t = 0; t < s.tiles(); ++t) {
+        Tile tile = delinear(t, s.grid);
+        sems[s.policy.sem(tile, s.grid)] = uint64_t(s.policy.value(tile, s.grid)) * initial_run;
+      }
+    }
+    BRAID_CUDA_CHECK(cudaMemcpy(base_, img.data(), bytes_, cudaMemcpyHostToDevice));
+  }
+
+  std::string describe_error(const ErrorRecord& e) const {
+    auto nm = [&](uint32_t i) { return i < plan_.stages.size() ? plan_.stages[i].name : std::string("?"); };
+    auto tl = [](Tile t) {
+      return "(" + std::to_string(t.x) + "," + std::to_string(t.y) + "," + std::to_string(t.z) + ")";
+    };
+    std::ostringstream o;
+    o << "braid: chain '" << plan_.name << "': ";
+    switch (e.code) {
+      case kErrTimeout:
+        o << "stage '" << nm(e.stage) << "' tile " << tl(e.tile) << " gave up after " << e.waited_ns / 1e6
+          << " ms waiting on input " << e.input << " (stage '" << nm(e.input_stage) << "') tile "
+          << tl(e.producer_tile) << ": semaphore " << e.sem << " expected >= " << e.expected << ", saw " << e.seen;
+        break;
+      case kErrEpochMismatch:
+        o << "stage '" << nm(e.stage) << "' is in run " << e.expected << " but its producer '" << nm(e.input_stage)
+          << "' has completed " << e.seen << " runs: stages of a chain must be launched together (Chain::run)";
+        break;
+      case kErrWaitKernelTimeout:
+        o << "the wait kernel of stage '" << nm(e.stage) << "' gave up after " << e.waited_ns / 1e6
+          << " ms waiting for stage '" << nm(e.input_stage) << "' to start run " << e.expected << " (saw "
+          << e.seen << ")";
+        break;
+      default: o << "unknown error code " << e.code;
+    }
+    return o.str();
+  }
+
+ private:
+  void allocate() {
+    auto align = [](size_t x) { return (x + 127) & ~size_t(127); };
+    const int n = num_stages();
+    size_t off_states = 0, off = align(sizeof(StageState) * n);
+    const size_t off_err = off;
+    off += align(sizeof(ErrorRecord));
+    std::vector<size_t> off_sems(n), off_tab(n);
+    for (int i = 0; i < n; ++i) {
+      const StageSpec& s = plan_.stages[i];
+      off_sems[i] = off;
+      off += align(sizeof(uint64_t) * (s.policy.enabled() ? s.policy.num_sems(s.grid) : 1));
+      off_tab[i] = off;
+      off += align(sizeof(uint32_t) * s.tiles());
+    }
+    bytes_ = off;
+    BRAID_CUDA_CHECK(cudaMalloc(&base_, bytes_));
+    d_states_ = reinterpret_cast<StageState*>(base_ + off_states);
+    d_err_ = reinterpret_cast<ErrorRecord*>(base_ + off_err);
+    for (int i = 0; i < n; ++i) {
+      d_sems_.push_back(plan_.stages[i].policy.enabled() ? reinterpret_cast<uint64_t*>(base_ + off_sems[i]) : nullptr);
+      d_tables_.push_back(reinterpret_cast<uint32_t*>(base_ + off_tab[i]));
+    }
+    reset(0);
+  }
+  void ensure_streams() {
+    if (!side_.empty()) return;
+    BRAID_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+    for (int i = 0; i < num_stages(); ++i) {
+      cudaStream_t s;
+      cudaEvent_t e;
+      BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      BRAID_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      side_.push_back(s);
+      join_.push_back(e);
+    }
+  }
+  void release() {
+    for (auto s : side_) cudaStreamDestroy(s);
+    for (auto e : join_) cudaEventDestroy(e);
+    if (fork_) cudaEventDestroy(fork_);
+    if (base_) cudaFree(base_);
+  }
+
+  Plan plan_;
+  ChainOptions opt_;
+  std::vector<TileShape> shapes_;
+  std::vector<std::vector<int>> inputs_;
+  std::vector<Launcher> launchers_;
+  std::function<void(int, StageParams&)> hook_;
+  char* base_ = nullptr;
+  size_t bytes_ = 0;
+  StageState* d_states_ = nullptr;
+  ErrorRecord* d_err_ = nullptr;
+  std::vector<uint64_t*> d_sems_;
+  std::vector<uint32_t*> d_tables_;
+  std::vector<cudaStream_t> side_;
+  std::vector<cudaEvent_t> join_;
+  cudaEvent_t fork_ = nullptr;
+};
+
+}  // namespace braid
