@@ -347,3 +347,27 @@ TEST_F(SyncGemm, BadShapesAreRejectedAtPlanTime) {
   auto n = two_stage(64, -5, 128, 64, v, 1);
   EXPECT_THROW(GemmChain{n}, PlanError);
 }
+
+// Negative control: the same concurrent launches with the consumer's waits removed must produce
+// wrong results (reads of poisoned / unfinished tiles). This shows the comparisons above can see a
+// race, so their passing means the waits did their job.
+TEST_F(SyncGemm, NegativeControlWithoutWaitsRaces) {
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  size_t total_bad = 0;
+  for (auto [M, K, N1, N2] : std::vector<std::array<int, 4>>{{2048, 1024, 1024, 256}, {1024, 2048, 2048, 128}}) {
+    GemmChain g(two_stage(M, K, N1, N2, Variant{TileSync(), OrderKind::RowMajor, false}, 77));
+    const auto ref = stream_order_reference(g, s);
+    g.chain().set_params_hook([](int stage, StageParams& p) {
+      if (stage == 1) p.inputs[0].sems = nullptr;  // consumer no longer waits
+    });
+    for (int rep = 0; rep < 5; ++rep) {
+      g.poison(s);
+      g.run(s, Ordering::PDL);
+      g.chain().check(s);
+      total_bad += mismatches(g, ref);
+    }
+  }
+  EXPECT_GT(total_bad, 0u) << "removing the waits produced no race: the proof tests would not detect one";
+  cudaStreamDestroy(s);
+}

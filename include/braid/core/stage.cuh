@@ -54,6 +54,15 @@ struct ErrorRecord {
   alignas(128) uint32_t abort;  // set after a failure: every other waiter bails out
 };
 
+// One record per tile when tracing is on (StageParams::trace): where and when the tile ran.
+struct TileTrace {
+  uint64_t start_ns;  // %globaltimer when the block took the tile
+  uint64_t end_ns;    // when it posted the tile
+  uint64_t wait_ns;   // time spent spinning in waits for this tile
+  uint32_t smid;
+  uint32_t block;     // linear block index
+};
+
 struct TileShape {
   uint32_t rows = 1, cols = 1;  // elements per tile (GEMM: tile_m x tile_n)
 };
@@ -88,6 +97,7 @@ struct StageParams {
   StageState* state = nullptr;
   ErrorRecord* err = nullptr;
   uint64_t timeout_ns = 0;  // 0: unbounded waits
+  TileTrace* trace = nullptr;  // per tile (row-major linear index), nullptr: off
   uint32_t num_inputs = 0;
   InputRef inputs[kMaxInputs];
 
@@ -97,6 +107,7 @@ struct StageParams {
 // Per-block shared state.
 struct BlockSync {
   uint64_t epoch;
+  uint64_t t_start, wait_ns;  // tracing
   uint32_t tile_index;
   uint32_t ok;
   uint32_t last_sem[kMaxInputs];  // last semaphore waited on per input (skips repeated waits)
@@ -135,6 +146,9 @@ __device__ __forceinline__ bool aborted(const ErrorRecord* err) {
 }
 
 // Spin until *sem >= target. Bounded when timeout_ns > 0. Returns false on timeout or abort.
+// Polls with relaxed loads and acquires once at the end: on sm_90 every ld.acquire.gpu also
+// invalidates the whole L1 of the SM (CCTL.IVALL in SASS), which would strip the L1 from the
+// producer blocks that share the SM with a spinning consumer.
 __device__ __forceinline__ bool spin_until(const uint64_t* sem, uint64_t target, uint64_t timeout_ns,
                                            const ErrorRecord* err, uint64_t& seen, uint64_t& waited) {
   seen = ptx::ld_acquire(sem);
@@ -144,8 +158,12 @@ __device__ __forceinline__ bool spin_until(const uint64_t* sem, uint64_t target,
   while (true) {
     __nanosleep(backoff);
     if (backoff < 256) backoff <<= 1;
-    seen = ptx::ld_acquire(sem);
-    if (seen >= target) return true;
+    seen = ptx::ld_relaxed(sem);
+    if (seen >= target) {
+      ptx::fence_acq_rel_gpu();  // the relaxed read that saw the post + this fence = acquire
+      waited = ptx::globaltimer_ns() - t0;
+      return true;
+    }
     if ((++iter & 15) == 0) {
       waited = ptx::globaltimer_ns() - t0;
       if (aborted(err)) return false;
@@ -163,13 +181,16 @@ __device__ __forceinline__ uint64_t read_epoch(const StageParams& sp) { return s
 // Wait until producer tile `pt` of input `in` has posted in this epoch. On failure records the
 // error (stage, tile, semaphore, expected, seen) and returns false. `consumer_tile` is for the report.
 __device__ __forceinline__ bool wait_elected(const StageParams& sp, uint64_t epoch, uint32_t in, Tile pt,
-                                             Tile consumer_tile) {
+                                             Tile consumer_tile, uint64_t* wait_ns_out = nullptr) {
   const InputRef& ir = sp.inputs[in];
   if (!sp.has(kSync) || ir.sems == nullptr || !ir.policy.enabled()) return true;
   const uint32_t s = ir.policy.sem(pt, ir.grid);
   const uint64_t target = uint64_t(ir.policy.value(pt, ir.grid)) * epoch;
   uint64_t seen = 0, waited = 0;
-  if (detail::spin_until(ir.sems + s, target, sp.timeout_ns, sp.err, seen, waited)) return true;
+  if (detail::spin_until(ir.sems + s, target, sp.timeout_ns, sp.err, seen, waited)) {
+    if (wait_ns_out) *wait_ns_out += waited;
+    return true;
+  }
   if (!detail::aborted(sp.err) || sp.timeout_ns)
     detail::report(sp.err, kErrTimeout, sp.stage_id, in, ir.stage_id, s, consumer_tile, pt, target, seen, waited);
   return false;
@@ -223,6 +244,10 @@ __device__ __forceinline__ bool next_tile(const StageParams& sp, BlockSync& bs, 
   const uint32_t i = bs.tile_index;
   if (i >= num_tiles(sp.grid)) return false;
   t = sp.order.at(i, sp.grid);
+  if (sp.trace != nullptr && detail::is_thread0()) {
+    bs.t_start = ptx::globaltimer_ns();
+    bs.wait_ns = 0;
+  }
   return true;
 }
 
@@ -235,7 +260,7 @@ __device__ __forceinline__ bool wait(const StageParams& sp, BlockSync& bs, uint3
   if (bs.last_sem[in] == s) return bs.ok;  // uniform: every thread reads the same shared value
   __syncthreads();
   if (detail::is_thread0()) {
-    if (bs.ok && !wait_elected(sp, bs.epoch, in, pt, consumer_tile)) bs.ok = 0;
+    if (bs.ok && !wait_elected(sp, bs.epoch, in, pt, consumer_tile, &bs.wait_ns)) bs.ok = 0;
     bs.last_sem[in] = s;
   }
   __syncthreads();
@@ -256,9 +281,44 @@ __device__ __forceinline__ bool wait_rect(const StageParams& sp, BlockSync& bs, 
   return true;
 }
 
+// For consumers that sweep a produced operand along its columns (the K loop of a GEMM reading the
+// producer's output as A): remembers up to which column the rows of the current tile are known
+// ready, so a k-step inside an already-waited range costs one comparison. After waiting on a producer
+// tile, every tile of its semaphore group is complete: with a contiguous group (stride 1, e.g.
+// RowSync) the ready range extends to the end of the group, so RowSync waits once per row.
+struct ColumnWaiter {
+  uint32_t ready_until = 0;  // columns [0, ready_until) are ready for the current rows
+  __device__ __forceinline__ void reset() { ready_until = 0; }
+  __device__ __forceinline__ bool wait(const StageParams& sp, BlockSync& bs, uint32_t in, uint32_t r0, uint32_t r1,
+                                       uint32_t c0, uint32_t c1, Tile consumer_tile) {
+    if (c1 < ready_until || !sp.has(kSync)) return true;
+    const InputRef& ir = sp.inputs[in];
+    // Wait from ready_until (not c0): a caller that skips columns still never gets a gap marked ready.
+    (void)c0;
+    if (!wait_rect(sp, bs, in, r0, r1, ready_until, c1, consumer_tile)) return false;
+    uint32_t x_end = c1 / ir.shape.cols + 1;  // producer column-tiles known complete: [.., x_end)
+    if (ir.policy.enabled() && ir.policy.dim[0].stride == 1) {
+      const uint32_t n = ir.policy.count_of(0, ir.grid.x);
+      x_end = (x_end - 1) / n * n + n;
+    }
+    ready_until = x_end * ir.shape.cols;
+    return true;
+  }
+};
+
 __device__ __forceinline__ void post(const StageParams& sp, BlockSync& bs, Tile t) {
   __syncthreads();  // every thread's stores of tile t are done
-  if (detail::is_thread0() && bs.ok) post_elected(sp, bs.epoch, t);
+  if (detail::is_thread0() && bs.ok) {
+    post_elected(sp, bs.epoch, t);
+    if (sp.trace != nullptr) {
+      TileTrace& r = sp.trace[linear(t, sp.grid)];
+      r.start_ns = bs.t_start;
+      r.end_ns = ptx::globaltimer_ns();
+      r.wait_ns = bs.wait_ns;
+      r.smid = ptx::smid();
+      r.block = detail::block_linear();
+    }
+  }
 }
 
 // Last block of the launch resets the per-launch counters and advances the run count.

@@ -53,6 +53,9 @@ __global__ void __launch_bounds__(kSimpleGemmThreads) simple_gemm_kernel(GemmOpe
   const int tid = threadIdx.x, warp = tid / 32;
   const int wm = (warp / 2) * 32, wn = (warp % 2) * 32;
   const bool weights_first = sp.has(kWeightsFirst);
+  // 16-byte loads when every row starts 16-byte aligned (cudaMalloc'd bases, K and N multiples of 8).
+  const bool vec = op.K % 8 == 0 && op.N % 8 == 0 && (reinterpret_cast<uintptr_t>(op.A) & 15) == 0 &&
+                   (reinterpret_cast<uintptr_t>(op.B) & 15) == 0;
 
   begin_block(sp, bs);
   Tile t;
@@ -65,8 +68,18 @@ __global__ void __launch_bounds__(kSimpleGemmThreads) simple_gemm_kernel(GemmOpe
 #pragma unroll
       for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.f);
 
+    ColumnWaiter a_waiter;
     for (int k0 = 0; k0 < op.K; k0 += BK) {
       auto load_b = [&] {
+        if (vec) {  // 16-byte chunks of 8 halves; a chunk is entirely in or out of bounds
+          for (int e = tid; e < BK * BN / 8; e += kSimpleGemmThreads) {
+            const int r = e / (BN / 8), c = (e % (BN / 8)) * 8, k = k0 + r, n = n0 + c;
+            uint4 v = make_uint4(0, 0, 0, 0);
+            if (k < op.K && n < op.N) v = *reinterpret_cast<const uint4*>(op.B + size_t(k) * op.N + n);
+            *reinterpret_cast<uint4*>(&Bs[r][c]) = v;
+          }
+          return;
+        }
         for (int e = tid; e < BK * BN; e += kSimpleGemmThreads) {
           const int r = e / BN, c = e % BN, k = k0 + r, n = n0 + c;
           Bs[r][c] = (k < op.K && n < op.N) ? op.B[size_t(k) * op.N + n] : __float2half(0.f);
@@ -74,13 +87,25 @@ __global__ void __launch_bounds__(kSimpleGemmThreads) simple_gemm_kernel(GemmOpe
       };
       if (weights_first) load_b();
       if (op.a_input >= 0 &&
-          !wait_rect(sp, bs, uint32_t(op.a_input), uint32_t(m0), uint32_t(m_last), uint32_t(k0),
-                     uint32_t(min(k0 + BK, op.K) - 1), t))
+          !a_waiter.wait(sp, bs, uint32_t(op.a_input), uint32_t(m0), uint32_t(m_last), uint32_t(k0),
+                         uint32_t(min(k0 + BK, op.K) - 1), t))
         return;  // a bounded wait gave up: the host reports it
-      for (int e = tid; e < BM * BK; e += kSimpleGemmThreads) {
-        const int r = e / BK, c = e % BK, m = m0 + r, k = k0 + c;
-        const __half* src = op.A + size_t(m) * op.K + k;
-        As[r][c] = (m < op.M && k < op.K) ? (op.a_input >= 0 ? ld_produced(src) : *src) : __float2half(0.f);
+      if (vec) {
+        for (int e = tid; e < BM * BK / 8; e += kSimpleGemmThreads) {
+          const int r = e / (BK / 8), c = (e % (BK / 8)) * 8, m = m0 + r, k = k0 + c;
+          uint4 v = make_uint4(0, 0, 0, 0);
+          if (m < op.M && k < op.K) {
+            const uint4* src = reinterpret_cast<const uint4*>(op.A + size_t(m) * op.K + k);
+            v = op.a_input >= 0 ? __ldcg(src) : *src;  // produced data: L2 (coherent) load
+          }
+          *reinterpret_cast<uint4*>(&As[r][c]) = v;
+        }
+      } else {
+        for (int e = tid; e < BM * BK; e += kSimpleGemmThreads) {
+          const int r = e / BK, c = e % BK, m = m0 + r, k = k0 + c;
+          const __half* src = op.A + size_t(m) * op.K + k;
+          As[r][c] = (m < op.M && k < op.K) ? (op.a_input >= 0 ? ld_produced(src) : *src) : __float2half(0.f);
+        }
       }
       if (!weights_first) load_b();
       __syncthreads();

@@ -13,6 +13,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -62,6 +63,15 @@ struct ChainOptions {
   bool no_atomic_add = true;   // use release stores where every semaphore has one tile
   bool weights_first = true;   // optimization R (kernels that support it)
   double timeout_ms = 10000;   // bounded waits; 0 = unbounded
+  bool trace = false;          // record a TileTrace per tile (timeline tool)
+};
+
+// A traced tile, on the host.
+struct TraceRecord {
+  int stage;
+  Tile tile;
+  uint32_t smid, block;
+  double start_us, end_us, wait_us;  // relative to the earliest start of the run
 };
 
 class Chain {
@@ -111,6 +121,7 @@ class Chain {
     p.state = d_states_ + i;
     p.err = d_err_;
     p.timeout_ns = uint64_t(opt_.timeout_ms * 1e6);
+    p.trace = d_trace_.empty() ? nullptr : d_trace_[i];
     uint32_t f = 0;
     if (o != Ordering::StreamOrder) f |= kSync;
     if (s.dynamic_order) f |= kDynamicOrder;
@@ -192,6 +203,32 @@ class Chain {
     BRAID_CUDA_CHECK(cudaMemcpy(base_, img.data(), bytes_, cudaMemcpyHostToDevice));
   }
 
+  // The trace of the latest run (ChainOptions::trace), sorted by start time.
+  std::vector<TraceRecord> download_trace() const {
+    std::vector<TraceRecord> out;
+    if (d_trace_.empty()) return out;
+    uint64_t t0 = ~uint64_t(0);
+    std::vector<std::vector<TileTrace>> raw(num_stages());
+    for (int i = 0; i < num_stages(); ++i) {
+      raw[i].resize(plan_.stages[i].tiles());
+      BRAID_CUDA_CHECK(cudaMemcpy(raw[i].data(), d_trace_[i], raw[i].size() * sizeof(TileTrace), cudaMemcpyDeviceToHost));
+      for (auto& r : raw[i]) if (r.end_ns) t0 = std::min(t0, r.start_ns);
+    }
+    for (int i = 0; i < num_stages(); ++i)
+      for (uint32_t k = 0; k < raw[i].size(); ++k) {
+        const TileTrace& r = raw[i][k];
+        if (!r.end_ns) continue;
+        out.push_back(TraceRecord{i, delinear(k, plan_.stages[i].grid), r.smid, r.block, (r.start_ns - t0) / 1e3,
+                                  (r.end_ns - t0) / 1e3, r.wait_ns / 1e3});
+      }
+    std::sort(out.begin(), out.end(), [](const TraceRecord& a, const TraceRecord& b) { return a.start_us < b.start_us; });
+    return out;
+  }
+  void clear_trace(cudaStream_t s) {
+    for (int i = 0; i < num_stages(); ++i)
+      BRAID_CUDA_CHECK(cudaMemsetAsync(d_trace_[i], 0, plan_.stages[i].tiles() * sizeof(TileTrace), s));
+  }
+
   std::string describe_error(const ErrorRecord& e) const {
     auto nm = [&](uint32_t i) { return i < plan_.stages.size() ? plan_.stages[i].name : std::string("?"); };
     auto tl = [](Tile t) {
@@ -236,6 +273,13 @@ class Chain {
     }
     bytes_ = off;
     BRAID_CUDA_CHECK(cudaMalloc(&base_, bytes_));
+    if (opt_.trace)
+      for (int i = 0; i < n; ++i) {
+        void* p = nullptr;
+        BRAID_CUDA_CHECK(cudaMalloc(&p, plan_.stages[i].tiles() * sizeof(TileTrace)));
+        BRAID_CUDA_CHECK(cudaMemset(p, 0, plan_.stages[i].tiles() * sizeof(TileTrace)));
+        d_trace_.push_back(static_cast<TileTrace*>(p));
+      }
     d_states_ = reinterpret_cast<StageState*>(base_ + off_states);
     d_err_ = reinterpret_cast<ErrorRecord*>(base_ + off_err);
     for (int i = 0; i < n; ++i) {
@@ -261,6 +305,7 @@ class Chain {
     for (auto e : join_) cudaEventDestroy(e);
     if (fork_) cudaEventDestroy(fork_);
     if (base_) cudaFree(base_);
+    for (auto p : d_trace_) cudaFree(p);
   }
 
   Plan plan_;
@@ -275,6 +320,7 @@ class Chain {
   ErrorRecord* d_err_ = nullptr;
   std::vector<uint64_t*> d_sems_;
   std::vector<uint32_t*> d_tables_;
+  std::vector<TileTrace*> d_trace_;
   std::vector<cudaStream_t> side_;
   std::vector<cudaEvent_t> join_;
   cudaEvent_t fork_ = nullptr;

@@ -1,0 +1,172 @@
+// Benchmark harness: CUDA-event timing of graph replays (median of many, L2 flushed before each),
+// the two ceilings measured on the same GPU in the same run (fp16 tensor-core GEMM through cuBLAS,
+// device-to-device copy bandwidth), and the results CSV of ../shared/results-format.md.
+#pragma once
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "braid/bench/device_data.cuh"
+#include "braid/runtime/chain.cuh"
+
+namespace braid::bench {
+
+#define BRAID_CUBLAS_CHECK(expr)                                                                     \
+  do {                                                                                               \
+    cublasStatus_t st_ = (expr);                                                                     \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                                \
+      throw std::runtime_error(std::string("cuBLAS error ") + std::to_string(int(st_)) + ": " #expr); \
+  } while (0)
+
+class Timer {
+ public:
+  explicit Timer(cudaStream_t s, size_t flush_bytes = size_t(256) << 20) : s_(s), flush_bytes_(flush_bytes) {
+    BRAID_CUDA_CHECK(cudaEventCreate(&a_));
+    BRAID_CUDA_CHECK(cudaEventCreate(&b_));
+    if (flush_bytes_) BRAID_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
+  }
+  ~Timer() {
+    cudaEventDestroy(a_);
+    cudaEventDestroy(b_);
+    if (flush_) cudaFree(flush_);
+  }
+  // Median time in microseconds of `work` (enqueued on the stream), with warm-up, L2 flushed before each.
+  double median_us(const std::function<void()>& work, int reps, int warmup = 5) {
+    for (int i = 0; i < warmup; ++i) work();
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(s_));
+    std::vector<float> t;
+    for (int i = 0; i < reps; ++i) {
+      if (flush_) BRAID_CUDA_CHECK(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, s_));
+      BRAID_CUDA_CHECK(cudaEventRecord(a_, s_));
+      work();
+      BRAID_CUDA_CHECK(cudaEventRecord(b_, s_));
+      BRAID_CUDA_CHECK(cudaEventSynchronize(b_));
+      float ms = 0;
+      BRAID_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+      t.push_back(ms * 1000.f);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+ private:
+  cudaStream_t s_;
+  cudaEvent_t a_, b_;
+  size_t flush_bytes_;
+  void* flush_ = nullptr;
+};
+
+// A CUDA graph holding whatever `enqueue` puts on the stream.
+class Graph {
+ public:
+  Graph(cudaStream_t s, const std::function<void(cudaStream_t)>& enqueue) : s_(s) {
+    BRAID_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    enqueue(s);
+    BRAID_CUDA_CHECK(cudaStreamEndCapture(s, &g_));
+    BRAID_CUDA_CHECK(cudaGraphInstantiate(&e_, g_, 0));
+  }
+  ~Graph() {
+    cudaGraphExecDestroy(e_);
+    cudaGraphDestroy(g_);
+  }
+  void launch() { BRAID_CUDA_CHECK(cudaGraphLaunch(e_, s_)); }
+
+ private:
+  cudaStream_t s_;
+  cudaGraph_t g_;
+  cudaGraphExec_t e_;
+};
+
+struct Ceilings {
+  double tflops = 0;  // fp16 in, fp32 accumulate, cuBLAS, 8192^3
+  double tbps = 0;    // device-to-device copy, bytes read + written
+};
+
+inline Ceilings measure_ceilings(cudaStream_t s) {
+  Ceilings c;
+  Timer timer(s, 0);
+  {
+    const int n = 8192;
+    __half *A, *B, *C;
+    BRAID_CUDA_CHECK(cudaMalloc(&A, size_t(n) * n * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&B, size_t(n) * n * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&C, size_t(n) * n * 2));
+    // Random data: tensor cores run measurably faster on zeros.
+    fill_random(A, size_t(n) * n, 1, 1.0f, s);
+    fill_random(B, size_t(n) * n, 2, 1.0f, s);
+    cublasHandle_t h;
+    BRAID_CUBLAS_CHECK(cublasCreate(&h));
+    BRAID_CUBLAS_CHECK(cublasSetStream(h, s));
+    const float one = 1, zero = 0;
+    auto gemm = [&] {
+      BRAID_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, CUDA_R_16F, n, B, CUDA_R_16F, n,
+                                      &zero, C, CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    };
+    const double us = timer.median_us(gemm, 15, 3);
+    c.tflops = 2.0 * n * double(n) * n / (us * 1e-6) / 1e12;
+    cublasDestroy(h);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+  }
+  {
+    const size_t bytes = size_t(1) << 30;
+    void *a, *b;
+    BRAID_CUDA_CHECK(cudaMalloc(&a, bytes));
+    BRAID_CUDA_CHECK(cudaMalloc(&b, bytes));
+    BRAID_CUDA_CHECK(cudaMemset(a, 1, bytes));
+    const double us = timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); }, 15, 3);
+    c.tbps = 2.0 * bytes / (us * 1e-6) / 1e12;
+    cudaFree(a);
+    cudaFree(b);
+  }
+  return c;
+}
+
+inline std::string gpu_name() {
+  cudaDeviceProp p;
+  BRAID_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  return p.name;
+}
+inline std::string gpu_short_name() {
+  std::string n = gpu_name();
+  for (const char* k : {"H100", "H200", "A100", "B200", "L40"})
+    if (n.find(k) != std::string::npos) {
+      std::string s = k;
+      for (auto& ch : s) ch = char(tolower(ch));
+      return s;
+    }
+  return "gpu";
+}
+inline std::string today_iso() {
+  char buf[16];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+struct ResultRow {
+  std::string workload, shape, dtype, variant;
+  double time_us = 0, floor_us = 0;
+  bool pass = false;
+};
+
+inline void write_results_csv(const std::string& path, const std::string& commit, const std::vector<ResultRow>& rows) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path);
+  std::fprintf(f, "gpu,date,commit,workload,shape,dtype,variant,time_us,floor_us,check\n");
+  const std::string gpu = gpu_name(), date = today_iso();
+  for (const auto& r : rows)
+    std::fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%.2f,%.2f,%s\n", gpu.c_str(), date.c_str(), commit.c_str(), r.workload.c_str(),
+                 r.shape.c_str(), r.dtype.c_str(), r.variant.c_str(), r.time_us, r.floor_us, r.pass ? "pass" : "fail");
+  std::fclose(f);
+}
+
+}  // namespace braid::bench
