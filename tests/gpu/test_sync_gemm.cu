@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -34,7 +35,7 @@ struct Variant {
 std::vector<Variant> all_variants() {
   std::vector<Variant> v;
   for (GroupPolicy p : {TileSync(), RowSync(), GenericPolicy(DimGroup{1, 2}, DimGroup{1, 1})})
-    for (OrderKind o : {OrderKind::RowMajor, OrderKind::ColumnMajor})
+    for (OrderKind o : {OrderKind::RowMajor, OrderKind::ColumnMajor, OrderKind::Table})
       for (bool dyn : {false, true}) v.push_back({p, o, dyn});
   return v;
 }
@@ -54,12 +55,25 @@ uint32_t gemm_occupancy() {
   return uint32_t(blocks);
 }
 
+// Table orders: a seeded random permutation of each stage's tiles.
+void add_tables(GemmChainConfig& c, uint64_t seed) {
+  std::mt19937 rng{static_cast<uint32_t>(seed)};
+  for (auto& s : c.stages) {
+    if (s.order != OrderKind::Table) continue;
+    const uint32_t n = ceil_div(uint32_t(s.N), 64u) * ceil_div(uint32_t(s.M), 64u);
+    s.order_table.resize(n);
+    for (uint32_t i = 0; i < n; ++i) s.order_table[i] = i;
+    std::shuffle(s.order_table.begin(), s.order_table.end(), rng);
+  }
+}
+
 GemmChainConfig two_stage(int M, int K, int N1, int N2, Variant v, uint64_t seed) {
   GemmChainConfig c;
   c.stages = {GemmStageDesc{"gemm1", M, N1, K, -1, -1, v.policy, v.order, v.dynamic},
               GemmStageDesc{"gemm2", M, N2, N1, 0, -1, v.policy, v.order, v.dynamic}};
   c.epilogues = {Epilogue::GeLU, Epilogue::None};
   c.seed = seed;
+  add_tables(c, seed);
   return c;
 }
 
@@ -71,6 +85,7 @@ GemmChainConfig three_stage(int M, int K, int N1, int N2, Variant v, uint64_t se
               GemmStageDesc{"s3", M, N1, N2, 1, 0, v.policy, v.order, v.dynamic}};
   c.epilogues = {Epilogue::None, Epilogue::ReLU, Epilogue::None};
   c.seed = seed;
+  add_tables(c, seed);
   return c;
 }
 

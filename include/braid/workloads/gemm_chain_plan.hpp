@@ -19,6 +19,7 @@ struct GemmStageDesc {
   GroupPolicy policy = TileSync();  // output policy
   OrderKind order = OrderKind::RowMajor;
   bool dynamic_order = false;
+  std::vector<uint32_t> order_table;  // for OrderKind::Table: a permutation of the stage's tiles
 };
 
 struct GemmTile {
@@ -61,7 +62,8 @@ inline Plan make_gemm_chain_plan(const std::string& name, const std::vector<Gemm
     s.name = d.name;
     s.grid = Grid{ceil_div(uint32_t(d.N), uint32_t(tile.n)), ceil_div(uint32_t(d.M), uint32_t(tile.m)), 1};
     s.policy = d.policy;
-    s.order.kind = d.order == OrderKind::Table ? OrderKind::RowMajor : d.order;
+    s.order.kind = d.order;
+    s.order_table = d.order_table;  // validated below (a permutation of the tiles)
     s.dynamic_order = d.dynamic_order;
     s.tile_time = flops_per_time_unit > 0 ? 2.0 * tile.m * tile.n * d.K / flops_per_time_unit : double(d.K);
     plan.add_stage(s);

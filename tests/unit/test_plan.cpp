@@ -1,0 +1,140 @@
+// Plan validation: bad input is a clear PlanError at plan time, naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "braid/plan/plan.hpp"
+#include "braid/workloads/gemm_chain_plan.hpp"
+
+using namespace braid;
+using namespace braid::workloads;
+
+namespace {
+
+Plan two_stage(GroupPolicy p1, Grid g1 = {4, 3, 1}, Grid g2 = {5, 3, 1}) {
+  Plan plan;
+  plan.name = "t";
+  StageSpec a, b;
+  a.name = "prod";
+  a.grid = g1;
+  a.policy = p1;
+  b.name = "cons";
+  b.grid = g2;
+  plan.add_stage(a);
+  plan.add_stage(b);
+  // each consumer tile reads a full row of producer tiles
+  plan.add_dep(1, 0, [g1](Tile c, std::vector<Tile>& out) {
+    for (uint32_t x = 0; x < g1.x; ++x) out.push_back(Tile{x, c.y, 0});
+  });
+  return plan;
+}
+
+std::string error_of(const Plan& p) {
+  try {
+    p.validate();
+  } catch (const PlanError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Plan, ValidPlansPass) {
+  EXPECT_EQ(error_of(two_stage(TileSync())), "");
+  EXPECT_EQ(error_of(two_stage(RowSync())), "");
+}
+
+TEST(Plan, ProducerTileOutsideGridIsNamed) {
+  Plan p = two_stage(TileSync(), Grid{4, 3, 1}, Grid{5, 4, 1});  // consumer row 3 reads producer row 3
+  const std::string e = error_of(p);
+  EXPECT_NE(e.find("cons <- prod"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside the producer grid"), std::string::npos) << e;
+  EXPECT_NE(e.find("(0,3,0)"), std::string::npos) << e;
+}
+
+TEST(Plan, WaitsThatDoNotCoverReadsAreRejected) {
+  // The consumer waits only on the first tile of its row, which covers the row under RowSync but
+  // not under TileSync.
+  auto waits_first = [](Tile c, std::vector<Tile>& out) { out.push_back(Tile{0, c.y, 0}); };
+  Plan ok = two_stage(RowSync());
+  ok.deps[0].waits = waits_first;
+  EXPECT_EQ(error_of(ok), "");
+  Plan bad = two_stage(TileSync());
+  bad.deps[0].waits = waits_first;
+  const std::string e = error_of(bad);
+  EXPECT_NE(e.find("does not cover"), std::string::npos) << e;
+  EXPECT_NE(e.find("reads producer tile (1,0,0)"), std::string::npos) << e;
+}
+
+TEST(Plan, ZeroGridNonBijectiveOrderAndBadReferencesAreRejected) {
+  Plan z = two_stage(TileSync(), Grid{0, 3, 1});
+  EXPECT_NE(error_of(z).find("empty grid"), std::string::npos);
+
+  Plan t = two_stage(TileSync());
+  t.stages[0].order.kind = OrderKind::Table;
+  t.stages[0].order_table = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10};
+  EXPECT_NE(error_of(t).find("not a bijection"), std::string::npos) << error_of(t);
+  t.stages[0].order_table = {0, 1, 2};
+  EXPECT_NE(error_of(t).find("3 entries for 12 tiles"), std::string::npos) << error_of(t);
+
+  Plan cyc = two_stage(TileSync());
+  cyc.deps[0].consumer = 0;
+  cyc.deps[0].producer = 1;
+  EXPECT_NE(error_of(cyc).find("launched before"), std::string::npos);
+
+  Plan nosync = two_stage(NoSync());
+  EXPECT_NE(error_of(nosync).find("NoSync"), std::string::npos);
+
+  Plan dup = two_stage(TileSync());
+  dup.stages[1].name = "prod";
+  EXPECT_NE(error_of(dup).find("duplicate"), std::string::npos);
+
+  Plan unknown = two_stage(TileSync());
+  unknown.deps[0].producer = 7;
+  EXPECT_NE(error_of(unknown).find("does not exist"), std::string::npos);
+}
+
+TEST(Plan, PolicyStrideZeroIsRejected) {
+  Plan p = two_stage(GenericPolicy(DimGroup{0, 1}, DimGroup{}));
+  EXPECT_NE(error_of(p).find("stride 0"), std::string::npos);
+}
+
+TEST(GemmChainPlan, ShapesMustChain) {
+  std::vector<GemmStageDesc> g = {{"g1", 64, 128, 32}, {"g2", 64, 64, 96, 0}};
+  try {
+    make_gemm_chain_plan("c", g, GemmTile{});
+    FAIL();
+  } catch (const PlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("A is [64,96] but stage 'g1' produces [64,128]"), std::string::npos)
+        << e.what();
+  }
+  g[1].K = 128;
+  Plan p = make_gemm_chain_plan("c", g, GemmTile{});
+  EXPECT_EQ(p.stages[0].grid, (Grid{2, 1, 1}));
+  EXPECT_EQ(p.stages[1].grid, (Grid{1, 1, 1}));
+  g[0].M = 0;
+  EXPECT_THROW(make_gemm_chain_plan("c", g, GemmTile{}), PlanError);
+}
+
+TEST(GemmChainPlan, ConsumerReadsWholeProducerRowInKOrder) {
+  std::vector<GemmStageDesc> g = {{"g1", 130, 200, 32}, {"g2", 130, 70, 200, 0}};
+  Plan p = make_gemm_chain_plan("c", g, GemmTile{});
+  std::vector<Tile> r;
+  p.deps[0].reads(Tile{1, 2, 0}, r);
+  ASSERT_EQ(r.size(), 4u);  // 200 columns / 64 = 4 producer column tiles, row tile 2
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(r[i], (Tile{i, 2, 0}));
+}
+
+TEST(Advise, WAndTFollowWaveCounts) {
+  Plan small = two_stage(TileSync(), Grid{4, 3, 1}, Grid{5, 3, 1});  // 12 + 15 tiles
+  auto a = advise(small, 132);
+  EXPECT_TRUE(a.W);
+  EXPECT_TRUE(a.T);
+  Plan big = two_stage(TileSync(), Grid{20, 10, 1}, Grid{20, 10, 1});  // 200 + 200 tiles
+  auto b = advise(big, 132);
+  EXPECT_FALSE(b.W);  // 200 consumer blocks could hold all 132 slots
+  EXPECT_FALSE(b.T);  // 400 tiles > 2 waves
+  big.stages[1].occupancy = 2;  // 200 blocks over 264 slots
+  EXPECT_TRUE(advise(big, 132).W);
+}
