@@ -146,21 +146,43 @@ double waves(const StageSpec& s, uint32_t sms) {
 
 OptimizationAdvice advise(const Plan& plan, uint32_t sms) {
   OptimizationAdvice a;
-  // W: without stage ordering, consumer blocks may be dispatched before producer blocks. They
-  // deadlock only if spinning consumers can hold every slot. Blocks of a stage use 1/occupancy of
-  // an SM, so if the consumers' blocks together need less than the whole device (sum of their wave
-  // fractions < 1), at least one slot always remains for producers, which then progress.
-  double consumer_waves = 0, all_waves = 0;
-  for (size_t i = 0; i < plan.stages.size(); ++i) {
-    double w = waves(plan.stages[i], sms);
-    all_waves += w;
-    if (!plan.producers_of(int(i)).empty()) consumer_waves += w;
+  // W: without stage ordering, consumer blocks may be dispatched before producer blocks and spin.
+  // That deadlocks only if spinning consumers can leave no SM with room for a producer block. Work in
+  // capacity units (L = lcm of occupancies; a block of stage s takes L / occupancy_s). An SM can no
+  // longer host the largest producer block once more than L - L/occ_p units are used; with consumer
+  // blocks of at least u units that takes b = floor((L - L/occ_p) / u) + 1 of them. So C spinning
+  // consumer blocks can block at most floor(C / b_min) SMs, and W is safe when that is < sms.
+  // (With one occupancy everywhere this is "consumer blocks < one wave".) Mixed occupancies matter:
+  // a 2-per-SM consumer spread one block per SM blocks every SM for a 1-per-SM producer.
+  auto gcd = [](uint64_t x, uint64_t y) { while (y) { uint64_t t = x % y; x = y; y = t; } return x; };
+  uint64_t L = 1;
+  for (const auto& s : plan.stages) L = L / gcd(L, s.occupancy) * s.occupancy;
+  std::vector<char> is_consumer(plan.stages.size(), 0), is_producer(plan.stages.size(), 0);
+  for (const auto& d : plan.deps) {
+    if (d.consumer >= 0 && d.consumer < int(plan.stages.size())) is_consumer[d.consumer] = 1;
+    if (d.producer >= 0 && d.producer < int(plan.stages.size())) is_producer[d.producer] = 1;
   }
-  a.W = consumer_waves < 1.0;
+  uint64_t producer_units = 0, consumer_blocks = 0, b_min = ~uint64_t(0);
+  double all_waves = 0;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const auto& s = plan.stages[i];
+    all_waves += waves(s, sms);
+    if (is_producer[i]) producer_units = std::max<uint64_t>(producer_units, L / s.occupancy);
+  }
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    if (!is_consumer[i]) continue;
+    const auto& s = plan.stages[i];
+    consumer_blocks += s.blocks();
+    const uint64_t u = L / s.occupancy;
+    b_min = std::min<uint64_t>(b_min, (L - producer_units) / u + 1);
+  }
+  const uint64_t blockable = consumer_blocks ? consumer_blocks / b_min : 0;
+  a.W = blockable < sms;
   a.T = all_waves <= 2.0;
   std::ostringstream o;
-  o << "consumer stages take " << consumer_waves << " waves (W needs < 1: a slot always stays free for "
-    << "producers); all stages take " << all_waves << " waves (T needs <= 2)";
+  o << consumer_blocks << " consumer blocks can make " << blockable << " of " << sms
+    << " SMs unable to host a producer block (W needs fewer than all); all stages take " << all_waves
+    << " waves (T needs <= 2)";
   a.why = o.str();
   return a;
 }

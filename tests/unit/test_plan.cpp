@@ -135,6 +135,8 @@ TEST(Advise, WAndTFollowWaveCounts) {
   auto b = advise(big, 132);
   EXPECT_FALSE(b.W);  // 200 consumer blocks could hold all 132 slots
   EXPECT_FALSE(b.T);  // 400 tiles > 2 waves
-  big.stages[1].occupancy = 2;  // 200 blocks over 264 slots
-  EXPECT_TRUE(advise(big, 132).W);
+  big.stages[1].occupancy = 2;  // 200 blocks over 264 slots, but the producer needs a whole SM:
+  EXPECT_FALSE(advise(big, 132).W);  // spread one per SM, 132 consumer blocks block every SM
+  big.stages[0].occupancy = 2;  // producer blocks fit in half an SM: 2 consumers block one SM
+  EXPECT_TRUE(advise(big, 132).W) << advise(big, 132).why;  // at most 100 of 132 SMs blocked
 }

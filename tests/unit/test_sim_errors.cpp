@@ -179,17 +179,17 @@ TEST(SimErrors, NoDeadlockWhenConsumersFitInUnderAWave) {
   }
 }
 
-TEST(SimErrors, MixedOccupancyCanDeadlockDespiteAdviseW) {
-  // advise().W sums wave fractions, which assumes any free room can take a producer block. With a
-  // 1-block/SM producer and a 2-blocks/SM consumer, 6 consumer blocks are 0.75 wave on 4 SMs (W holds),
-  // but spread breadth-first they leave half of every SM busy, so no producer block ever fits.
+TEST(SimErrors, MixedOccupancyDeadlockIsPredictedByAdvise) {
+  // With a 1-block/SM producer and a 2-blocks/SM consumer, 6 consumer blocks are only 0.75 wave on
+  // 4 SMs, but spread breadth-first they leave half of every SM busy, so no producer block ever fits.
+  // advise() works in whole-SM terms and refuses W here (it once summed wave fractions and allowed it).
   Plan p;
   StageSpec a = stage("prod", {8, 1, 1}, 10), b = stage("cons", {6, 1, 1}, 10);
   b.occupancy = 2;
   p.add_stage(a);
   p.add_stage(b);
   p.add_dep(1, 0, [](Tile c, std::vector<Tile>& out) { out.push_back(c); });
-  ASSERT_TRUE(advise(p, 4).W);
+  ASSERT_FALSE(advise(p, 4).W) << advise(p, 4).why;
   SimResult r = simulate(p, config(4, Ordering::None, Dispatch::Adversarial));
   ASSERT_TRUE(r.deadlock);
   EXPECT_TRUE(has(r.deadlock_info.message, "needs 1/1 of an SM")) << r.deadlock_info.message;
@@ -197,4 +197,9 @@ TEST(SimErrors, MixedOccupancyCanDeadlockDespiteAdviseW) {
   SimConfig c = config(4, Ordering::None, Dispatch::Adversarial);
   c.placement = Placement::LowestIndex;
   EXPECT_TRUE(simulate(p, c).ok());
+  // With 3 consumer blocks, at most 3 of the 4 SMs can be blocked: advise allows W, and the worst
+  // dispatch completes.
+  p.stages[1].grid = Grid{3, 1, 1};
+  ASSERT_TRUE(advise(p, 4).W) << advise(p, 4).why;
+  EXPECT_TRUE(simulate(p, config(4, Ordering::None, Dispatch::Adversarial)).ok());
 }
