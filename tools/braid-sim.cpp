@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gen/generator.hpp"
+#include "gen/spec_parser.hpp"
 #include "sim/examples.hpp"
 #include "sim/simulator.hpp"
 #include "sim/timeline.hpp"
@@ -17,6 +19,7 @@ namespace {
 
 const char* kUsage =
     "usage: braid-sim [--model gpt3] [--tokens N] [--tile MxN] [--sms N]\n"
+    "       braid-sim --spec FILE [-D name=value]... [--sms N] ...   (any spec, through braid-gen's plan)\n"
     "                 [--dispatch inorder|random|adversarial] [--jitter X] [--seed N]\n"
     "                 [--svg out.svg] [--svg-all PREFIX] [--csv out.csv]\n"
     "Simulates the MLP of one model-parallel shard (GPT-3: H=12288, F=6144) as GEMM1 -> GEMM2 and\n"
@@ -59,7 +62,8 @@ std::string file_safe(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model = "gpt3", svg, svg_all, csv;
+  std::string model = "gpt3", svg, svg_all, csv, spec_path;
+  gen::ParamOverrides overrides;
   uint32_t tokens = 512, tile_m = 128, tile_n = 256;
   SimConfig cfg;
   cfg.sms = 132;
@@ -69,10 +73,19 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    if (a.rfind("--", 0) != 0) fail("unexpected argument '" + a + "'");
+    if (a.rfind("-", 0) != 0) fail("unexpected argument '" + a + "'");
     if (i + 1 >= argc) fail(a + " needs a value");
     const std::string v = argv[++i];
-    if (a == "--model") {
+    if (a == "-D") {
+      const auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) fail("-D expects name=value, got '" + v + "'");
+      char* end = nullptr;
+      const long long x = std::strtoll(v.c_str() + eq + 1, &end, 10);
+      if (*end || eq + 1 == v.size()) fail("-D " + v.substr(0, eq) + ": '" + v.substr(eq + 1) + "' is not an integer");
+      overrides[v.substr(0, eq)] = x;
+    } else if (a == "--spec") {
+      spec_path = v;
+    } else if (a == "--model") {
       if (v != "gpt3") fail("unknown model '" + v + "' (supported: gpt3)");
       model = v;
     } else if (a == "--tokens") {
@@ -106,20 +119,49 @@ int main(int argc, char** argv) {
   }
 
   try {
-    const Plan base = make_gpt3_mlp_plan(tokens, tile_m, tile_n, TileSync());
+    Plan base;
     std::vector<Variant> variants;
-    for (auto [pname, pol] : {std::pair<const char*, GroupPolicy>{"TileSync", TileSync()}, {"RowSync", RowSync()}})
-      for (Ordering o : {Ordering::PDL, Ordering::WaitKernel, Ordering::None})
-        variants.push_back(Variant{std::string(pname) + "+" + ordering_name(o),
-                                   make_gpt3_mlp_plan(tokens, tile_m, tile_n, pol), o});
+    if (!spec_path.empty()) {
+      // spec -> analysis -> plans: candidate k of every producer (its last one where it has fewer),
+      // generated tile orders, under each ordering.
+      const gen::Analysis an = gen::analyze(gen::load_spec(spec_path, overrides));
+      size_t kmax = 0;
+      for (const auto& c : an.candidates) kmax = std::max(kmax, c.size());
+      base = gen::to_plan(an);
+      for (size_t k = 0; k < kmax; ++k) {
+        gen::PlanOptions po;
+        std::string name;
+        for (size_t st = 0; st < an.candidates.size(); ++st) {
+          if (an.candidates[st].empty()) continue;
+          const auto& c = an.candidates[st][std::min(k, an.candidates[st].size() - 1)];
+          po.policy[an.stages[st].name] = c.name;
+          name += (name.empty() ? "" : ",") + c.name;
+        }
+        const Plan p = gen::to_plan(an, po);
+        for (Ordering o : {Ordering::PDL, Ordering::WaitKernel, Ordering::None})
+          variants.push_back(Variant{name + "+" + ordering_name(o), p, o});
+      }
+      model = an.spec_name;
+    } else {
+      if (!overrides.empty()) fail("-D needs --spec");
+      base = make_gpt3_mlp_plan(tokens, tile_m, tile_n, TileSync());
+      for (auto [pname, pol] : {std::pair<const char*, GroupPolicy>{"TileSync", TileSync()}, {"RowSync", RowSync()}})
+        for (Ordering o : {Ordering::PDL, Ordering::WaitKernel, Ordering::None})
+          variants.push_back(Variant{std::string(pname) + "+" + ordering_name(o),
+                                     make_gpt3_mlp_plan(tokens, tile_m, tile_n, pol), o});
+    }
     std::vector<SimResult> results;
     const auto rows = compare(base, variants, cfg, &results);
     const auto adv = advise(base, cfg.sms);
-    std::printf("%s MLP, %u tokens, tile %ux%u, %u SMs, %s dispatch%s\n", model.c_str(), tokens, tile_m, tile_n,
-                cfg.sms, dispatch_name(cfg.dispatch), cfg.jitter > 0 ? (", jitter " + std::to_string(cfg.jitter)).c_str() : "");
-    std::printf("grids: gemm1 %ux%u (%u tiles), gemm2 %ux%u (%u tiles); advise: W=%s T=%s\n\n", base.stages[0].grid.x,
-                base.stages[0].grid.y, base.stages[0].tiles(), base.stages[1].grid.x, base.stages[1].grid.y,
-                base.stages[1].tiles(), adv.W ? "yes" : "no", adv.T ? "yes" : "no");
+    if (spec_path.empty())
+      std::printf("%s MLP, %u tokens, tile %ux%u, %u SMs, %s dispatch%s\n", model.c_str(), tokens, tile_m, tile_n,
+                  cfg.sms, dispatch_name(cfg.dispatch), cfg.jitter > 0 ? (", jitter " + std::to_string(cfg.jitter)).c_str() : "");
+    else
+      std::printf("spec '%s' (%s), %u SMs, %s dispatch\n", model.c_str(), spec_path.c_str(), cfg.sms,
+                  dispatch_name(cfg.dispatch));
+    std::printf("grids:");
+    for (const auto& st : base.stages) std::printf(" %s %ux%ux%u (%u tiles);", st.name.c_str(), st.grid.x, st.grid.y, st.grid.z, st.tiles());
+    std::printf(" advise: W=%s T=%s\n\n", adv.W ? "yes" : "no", adv.T ? "yes" : "no");
     std::cout << format_table(rows);
     for (size_t i = 0; i < rows.size(); ++i)
       if (!rows[i].ok) std::cout << "\n" << rows[i].name << ":\n" << results[i].error_text();
