@@ -30,7 +30,11 @@ spec=examples/specs/gpt3-mlp.spec
 echo "== braid-gen $spec -D T=512 --sms 132 --summary"
 "$BUILD/tools/braid-gen" "$spec" -D T=512 --sms 132 --summary --emit "$OUTDIR/gpt3_mlp.hpp"
 echo
-echo "== braid-sim: GPT-3 MLP, 512 tokens, 128x256 tiles, 132 SMs"
-"$BUILD/tools/braid-sim" --spec "$spec" -D T=512 --sms 132 --svg "$OUTDIR/gpt3-mlp-T512.svg"
-echo
+for T in 512 1024; do
+  echo "== braid-sim: GPT-3 MLP, $T tokens, 128x256 tiles, 132 SMs"
+  "$BUILD/tools/braid-sim" --spec "$spec" -D T=$T --sms 132 --svg "$OUTDIR/gpt3-mlp-T$T.svg"
+  echo
+done
+echo "(512 tokens: GEMM1's 96 tiles all finish together and every GEMM2 tile needs a whole row, so"
+echo " there is no tail to fill; 1024 tokens: GEMM1's half-empty second wave is filled by GEMM2.)"
 echo "Predicted timelines: $OUTDIR/gpt3-mlp-T512*.svg ; generated header: $OUTDIR/gpt3_mlp.hpp"
