@@ -107,6 +107,17 @@ std::vector<std::vector<__half>> stream_order_reference(GemmChain& g, cudaStream
   return ref;
 }
 
+// Stream-order outputs copied to device buffers, for on-device comparison in the stress loops.
+std::vector<__half*> device_reference(GemmChain& g, cudaStream_t s) {
+  const auto host = stream_order_reference(g, s);
+  std::vector<__half*> ref(g.num_stages());
+  for (int i = 0; i < g.num_stages(); ++i) {
+    BRAID_CUDA_CHECK(cudaMalloc(&ref[i], g.bytes_of_output(i)));
+    BRAID_CUDA_CHECK(cudaMemcpy(ref[i], host[i].data(), g.bytes_of_output(i), cudaMemcpyHostToDevice));
+  }
+  return ref;
+}
+
 bool no_ordering_is_safe(const Plan& plan) {
   Plan p = plan;
   for (auto& s : p.stages) s.occupancy = gemm_occupancy();
@@ -238,12 +249,7 @@ TEST_F(SyncGemm, StressTenThousandRunsThroughEpochs) {
     const Variant v = variants[rng() % variants.size()];
     const bool three = shape % 3 == 2;
     GemmChain g(three ? three_stage(M, K, N1, N2, v, 3000 + shape) : two_stage(M, K, N1, N2, v, 3000 + shape));
-    const auto ref_host = stream_order_reference(g, s);
-    std::vector<__half*> ref(g.num_stages());
-    for (int i = 0; i < g.num_stages(); ++i) {
-      ASSERT_EQ(cudaMalloc(&ref[i], g.bytes_of_output(i)), cudaSuccess);
-      cudaMemcpy(ref[i], ref_host[i].data(), g.bytes_of_output(i), cudaMemcpyHostToDevice);
-    }
+    const std::vector<__half*> ref = device_reference(g, s);
     g.chain().reset((uint64_t(1) << 32) - 250 + uint64_t(shape));
     cudaMemset(d_bad, 0, sizeof(*d_bad));
     for (int run = 0; run < 500; ++run) {
@@ -277,12 +283,7 @@ TEST_F(SyncGemm, StressGraphReplay) {
     const Variant v = all_variants()[size_t(shape * 5) % all_variants().size()];
     GemmChain g(shape % 2 ? two_stage(300 + 61 * shape, 96, 200, 170, v, 4000 + shape)
                           : three_stage(257, 64 + shape, 129, 300, v, 4000 + shape));
-    const auto ref_host = stream_order_reference(g, s);
-    std::vector<__half*> ref(g.num_stages());
-    for (int i = 0; i < g.num_stages(); ++i) {
-      ASSERT_EQ(cudaMalloc(&ref[i], g.bytes_of_output(i)), cudaSuccess);
-      cudaMemcpy(ref[i], ref_host[i].data(), g.bytes_of_output(i), cudaMemcpyHostToDevice);
-    }
+    const std::vector<__half*> ref = device_reference(g, s);
     cudaMemset(d_bad, 0, sizeof(*d_bad));
     cudaGraph_t graph;
     cudaGraphExec_t exec;

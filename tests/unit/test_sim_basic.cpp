@@ -2,21 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/simulator.hpp"
+#include "sim_test_util.hpp"
 
 using namespace braid;
 using namespace braid::sim;
+using namespace braid::sim::testing;
 
 namespace {
-
-StageSpec stage(const std::string& name, Grid g, double t, GroupPolicy p = TileSync(), uint32_t occ = 1) {
-  StageSpec s;
-  s.name = name;
-  s.grid = g;
-  s.tile_time = t;
-  s.policy = p;
-  s.occupancy = occ;
-  return s;
-}
 
 // A: 3 tiles, B: 3 tiles, B tile i reads A tile i; 10 time units per tile.
 Plan one_to_one(uint32_t n = 3) {
@@ -26,14 +18,6 @@ Plan one_to_one(uint32_t n = 3) {
   p.add_stage(stage("B", {n, 1, 1}, 10));
   p.add_dep(1, 0, [](Tile c, std::vector<Tile>& out) { out.push_back(c); });
   return p;
-}
-
-SimConfig config(uint32_t sms, Ordering o, Dispatch d = Dispatch::InOrder) {
-  SimConfig c;
-  c.sms = sms;
-  c.ordering = o;
-  c.dispatch = d;
-  return c;
 }
 
 const TileRecord& rec(const SimResult& r, int stage, Tile t) {

@@ -4,28 +4,13 @@
 
 #include "sim/examples.hpp"
 #include "sim/simulator.hpp"
+#include "sim_test_util.hpp"
 
 using namespace braid;
 using namespace braid::sim;
+using namespace braid::sim::testing;
 
 namespace {
-
-StageSpec stage(const std::string& name, Grid g, double t, GroupPolicy p = TileSync()) {
-  StageSpec s;
-  s.name = name;
-  s.grid = g;
-  s.tile_time = t;
-  s.policy = p;
-  return s;
-}
-
-SimConfig config(uint32_t sms, Ordering o, Dispatch d = Dispatch::InOrder) {
-  SimConfig c;
-  c.sms = sms;
-  c.ordering = o;
-  c.dispatch = d;
-  return c;
-}
 
 bool has(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
 
