@@ -22,6 +22,24 @@ if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
   python3 -m pip install -q "matplotlib==3.9.2" || echo "setup: warning: matplotlib not installed; plots will be skipped"
 fi
 
+# CUTLASS/CuTe headers, pinned, from PyPI's nvidia-cutlass wheel (its C++ headers sit under
+# cutlass_library/source/include; the 4.2.0.0 wheel holds CUTLASS 4.2.0 headers). Into .deps/ (ignored).
+CUTLASS_WHEEL_VERSION=4.2.0.0
+if [ ! -f .deps/cutlass/VERSION ] || [ "$(cat .deps/cutlass/VERSION)" != "$CUTLASS_WHEEL_VERSION" ]; then
+  echo "setup: fetching CUTLASS headers (nvidia-cutlass==$CUTLASS_WHEEL_VERSION)"
+  tmp=$(mktemp -d)
+  if python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "nvidia-cutlass==$CUTLASS_WHEEL_VERSION"; then
+    rm -rf .deps/cutlass && mkdir -p .deps/cutlass
+    (cd "$tmp" && python3 -m zipfile -e nvidia_cutlass-*.whl x >/dev/null)
+    mv "$tmp/x/cutlass_library/source/include" .deps/cutlass/include
+    mv "$tmp/x/cutlass_library/source/tools/util/include" .deps/cutlass/util-include
+    echo "$CUTLASS_WHEEL_VERSION" > .deps/cutlass/VERSION
+  else
+    echo "setup: warning: could not fetch CUTLASS; the CUTLASS kernels and peers will not be built"
+  fi
+  rm -rf "$tmp"
+fi
+
 export PATH=/usr/local/cuda/bin:$PATH
 CUDA_FLAG=-DBRAID_ENABLE_CUDA=ON
 if ! command -v nvcc >/dev/null 2>&1; then
