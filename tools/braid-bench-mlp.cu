@@ -205,10 +205,11 @@ int main(int argc, char** argv) {
         rows.push_back({wl, shape, "fp16", llama ? "peer:cublaslt+swiglu-graph" : "peer:cublaslt-gelu-graph", lt_us,
                         floor_us, err < 1e-2});
 #ifdef BRAID_HAVE_CUTLASS
-        // ---- peer: CUTLASS 4.2 sm90 warp-specialized persistent GEMMs (TMA + wgmma), GeLU fused.
-        // Stream order only: without CUTLASS_ENABLE_GDC_FOR_SM90 the kernel never waits on its
-        // primary grid, so a PDL launch of GEMM2 would race.
-        {
+        // ---- peer: CUTLASS 4.2 sm90 warp-specialized persistent GEMMs (TMA + wgmma), GeLU fused, in
+        // stream order and with PDL alone (no tile sync): built with CUTLASS_ENABLE_GDC_FOR_SM90, the
+        // kernel waits for its whole primary grid (griddepcontrol.wait) before its loads, so only its
+        // prologue overlaps the previous kernel's tail.
+        for (bool pdl : {false, true}) {
           cutlass_sm90::Gemm c1, c2;
           std::string why = c1.prepare({X, W1, llama ? Hbuf : A, T, F1, H, !llama});
           if (why.empty()) why = c2.prepare({A, W2, Y, T, H, F, false});
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
           auto cpeer = [&](cudaStream_t st) {
             c1.run(st);
             if (llama) swiglu_kernel<<<264, 256, 0, st>>>(Hbuf, A, T, F);
-            c2.run(st);
+            c2.run(st, pdl);
           };
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
           cpeer(s);
@@ -224,9 +225,11 @@ int main(int argc, char** argv) {
           const double cerr = rel_error_rows(hX, hW1, hW2, dl(Y, size_t(T) * H), T, H, F, llama);
           bench::Graph gc(s, cpeer);
           const double c_us = timer.median_us([&] { gc.launch(); }, reps);
-          rows.push_back({wl, shape, "fp16", std::string("peer:") + cutlass_sm90::Gemm::name() + "-graph", c_us,
+          rows.push_back({wl, shape, "fp16",
+                          std::string("peer:") + cutlass_sm90::Gemm::name() + (pdl ? "-pdl-graph" : "-graph"), c_us,
                           floor_us, cerr < 1e-2});
-          std::printf("       cutlass sm90 ws: %.1f us (%.2f of floor, rel err %.1e)\n", c_us, floor_us / c_us, cerr);
+          std::printf("       cutlass sm90 ws%s: %.1f us (%.2f of floor, rel err %.1e)\n", pdl ? " + PDL" : "", c_us,
+                      floor_us / c_us, cerr);
         }
 #endif
         // ---- braid: the proof GEMM chain (GPT-3 only: it has a GeLU epilogue, no SwiGLU yet)
