@@ -26,12 +26,12 @@ struct GemmTile {
   int m = 64, n = 64, k = 32;
 };
 
-// Producer tiles of `p` intersecting rows [r0, r1] x cols [c0, c1], column-tile outermost (k order).
-inline void rect_tiles(const StageSpec& p, uint32_t tile_m, uint32_t tile_n, uint32_t r0, uint32_t r1, uint32_t c0,
-                       uint32_t c1, std::vector<Tile>& out) {
+// Producer tiles (tile_m x tile_n) intersecting rows [r0, r1] x cols [c0, c1], column-tile outermost
+// (k order).
+inline void rect_tiles(uint32_t tile_m, uint32_t tile_n, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+                       std::vector<Tile>& out) {
   for (uint32_t x = c0 / tile_n; x <= c1 / tile_n; ++x)
     for (uint32_t y = r0 / tile_m; y <= r1 / tile_m; ++y) out.push_back(Tile{x, y, 0});
-  (void)p;
 }
 
 inline Plan make_gemm_chain_plan(const std::string& name, const std::vector<GemmStageDesc>& g, GemmTile tile,
@@ -44,20 +44,17 @@ inline Plan make_gemm_chain_plan(const std::string& name, const std::vector<Gemm
     const std::string n = "GEMM stage '" + d.name + "'";
     BRAID_REQUIRE(d.M > 0 && d.N > 0 && d.K > 0, n + ": M, N, K must be positive (got " + std::to_string(d.M) +
                                                      ", " + std::to_string(d.N) + ", " + std::to_string(d.K) + ")");
-    if (d.a_from >= 0) {
-      BRAID_REQUIRE(d.a_from < int(i), n + ": A must come from an earlier stage");
-      const auto& p = g[d.a_from];
-      BRAID_REQUIRE(p.M == d.M && p.N == d.K, n + ": A is [" + std::to_string(d.M) + "," + std::to_string(d.K) +
-                                                  "] but stage '" + p.name + "' produces [" + std::to_string(p.M) +
-                                                  "," + std::to_string(p.N) + "]");
-    }
-    if (d.r_from >= 0) {
-      BRAID_REQUIRE(d.r_from < int(i), n + ": R must come from an earlier stage");
-      const auto& p = g[d.r_from];
-      BRAID_REQUIRE(p.M == d.M && p.N == d.N, n + ": R is [" + std::to_string(d.M) + "," + std::to_string(d.N) +
-                                                  "] but stage '" + p.name + "' produces [" + std::to_string(p.M) +
-                                                  "," + std::to_string(p.N) + "]");
-    }
+    // An operand taken from stage `from` must be an earlier stage's output of shape [rows, cols].
+    auto check_operand = [&](const char* what, int from, int rows, int cols) {
+      if (from < 0) return;
+      BRAID_REQUIRE(from < int(i), n + ": " + what + " must come from an earlier stage");
+      const auto& p = g[from];
+      BRAID_REQUIRE(p.M == rows && p.N == cols, n + ": " + what + " is [" + std::to_string(rows) + "," +
+                                                    std::to_string(cols) + "] but stage '" + p.name + "' produces [" +
+                                                    std::to_string(p.M) + "," + std::to_string(p.N) + "]");
+    };
+    check_operand("A", d.a_from, d.M, d.K);
+    check_operand("R", d.r_from, d.M, d.N);
     StageSpec s;
     s.name = d.name;
     s.grid = Grid{ceil_div(uint32_t(d.N), uint32_t(tile.n)), ceil_div(uint32_t(d.M), uint32_t(tile.m)), 1};
@@ -74,18 +71,16 @@ inline Plan make_gemm_chain_plan(const std::string& name, const std::vector<Gemm
     // Dependencies in input order: A's producer first, then R's (StageParams::inputs follows
     // Plan::producers_of, which lists producers in dependency order).
     if (d.a_from >= 0) {
-      const StageSpec p = plan.stages[d.a_from];
-      plan.add_dep(int(i), d.a_from, [d, p, tm, tn](Tile c, std::vector<Tile>& out) {
+      plan.add_dep(int(i), d.a_from, [d, tm, tn](Tile c, std::vector<Tile>& out) {
         const uint32_t r0 = c.y * tm, r1 = std::min<uint32_t>(r0 + tm, uint32_t(d.M)) - 1;
-        rect_tiles(p, tm, tn, r0, r1, 0, uint32_t(d.K) - 1, out);
+        rect_tiles(tm, tn, r0, r1, 0, uint32_t(d.K) - 1, out);
       });
     }
     if (d.r_from >= 0 && d.r_from != d.a_from) {
-      const StageSpec p = plan.stages[d.r_from];
-      plan.add_dep(int(i), d.r_from, [d, p, tm, tn](Tile c, std::vector<Tile>& out) {
+      plan.add_dep(int(i), d.r_from, [d, tm, tn](Tile c, std::vector<Tile>& out) {
         const uint32_t r0 = c.y * tm, r1 = std::min<uint32_t>(r0 + tm, uint32_t(d.M)) - 1;
         const uint32_t c0 = c.x * tn, c1 = std::min<uint32_t>(c0 + tn, uint32_t(d.N)) - 1;
-        rect_tiles(p, tm, tn, r0, r1, c0, c1, out);
+        rect_tiles(tm, tn, r0, r1, c0, c1, out);
       });
     }
   }
