@@ -296,12 +296,82 @@ struct ColumnWaiter {
     // Wait from ready_until (not c0): a caller that skips columns still never gets a gap marked ready.
     (void)c0;
     if (!wait_rect(sp, bs, in, r0, r1, ready_until, c1, consumer_tile)) return false;
+    ready_until = ready_end(ir, c1);
+    return true;
+  }
+  // First column not known ready after waiting for every producer tile up to column c1.
+  static __device__ __forceinline__ uint32_t ready_end(const InputRef& ir, uint32_t c1) {
     uint32_t x_end = c1 / ir.shape.cols + 1;  // producer column-tiles known complete: [.., x_end)
     if (ir.policy.enabled() && ir.policy.dim[0].stride == 1) {
       const uint32_t n = ir.policy.count_of(0, ir.grid.x);
       x_end = (x_end - 1) / n * n + n;
     }
-    ready_until = x_end * ir.shape.cols;
+    return x_end * ir.shape.cols;
+  }
+};
+
+// ColumnWaiter for one elected thread (the TMA-issuing lane of a warp-specialized producer): no
+// barriers. Before blocking it probes ahead: up to kProbe producer tiles of the columns still to come
+// (up to c_last, the end of this work unit's K range) are read with independent relaxed loads, all in
+// flight at once, and the ready range extends over the longest complete prefix. One L2 round trip
+// thus clears many semaphores (TileSync: one per producer tile), instead of one serial acquire per
+// k-step that would starve the TMA pipeline. `acquired` is set when the range grew; an acquire fence
+// has then been executed, and the caller fences the async proxy (fence.proxy.async) before its next
+// TMA load.
+struct ColumnWaiterElected {
+  static constexpr int kProbe = 16;
+  uint32_t ready_until = 0;
+  // A work unit that reads columns from `first_col` on (a K split) has nothing to wait for before it.
+  __device__ __forceinline__ void reset(uint32_t first_col = 0) { ready_until = first_col; }
+  __device__ __forceinline__ bool wait(const StageParams& sp, uint64_t epoch, uint32_t in, uint32_t r0, uint32_t r1,
+                                       uint32_t c1, uint32_t c_last, Tile consumer_tile, uint64_t* wait_ns,
+                                       bool& acquired) {
+    if (c1 < ready_until || !sp.has(kSync)) return true;
+    const InputRef& ir = sp.inputs[in];
+    if (ir.sems == nullptr || !ir.policy.enabled()) return true;
+    const uint32_t y0 = r0 / ir.shape.rows, ny = r1 / ir.shape.rows - y0 + 1;
+    const uint32_t x_last = c_last / ir.shape.cols;
+    while (c1 >= ready_until) {
+      if (ny > uint32_t(kProbe)) {  // taller than a probe: one column of tiles at a time
+        const uint32_t x = ready_until / ir.shape.cols;
+        for (uint32_t y = y0; y < y0 + ny; ++y)
+          if (!wait_elected(sp, epoch, in, Tile{x, y, 0}, consumer_tile, wait_ns)) return false;
+        ready_until = ColumnWaiter::ready_end(ir, (x + 1) * ir.shape.cols - 1);
+        acquired = true;
+        continue;
+      }
+      // Probe: tiles (x0 + i / ny, y0 + i % ny), i < kProbe, all loads issued before any is used.
+      const uint32_t x0 = ready_until / ir.shape.cols;
+      uint64_t seen[kProbe];
+#pragma unroll
+      for (int i = 0; i < kProbe; ++i) {
+        const Tile pt{x0 + uint32_t(i) / ny, y0 + uint32_t(i) % ny, 0};
+        seen[i] = pt.x <= x_last ? ptx::ld_relaxed(ir.sems + ir.policy.sem(pt, ir.grid)) : 0;
+      }
+      // Longest prefix of complete producer columns.
+      uint32_t done_cols = 0;
+      int missing = -1;
+#pragma unroll
+      for (int i = 0; i < kProbe; ++i) {
+        const Tile pt{x0 + uint32_t(i) / ny, y0 + uint32_t(i) % ny, 0};
+        if (missing >= 0 || pt.x > x_last) continue;
+        if (seen[i] >= uint64_t(ir.policy.value(pt, ir.grid)) * epoch) {
+          if (pt.y == y0 + ny - 1) done_cols = pt.x - x0 + 1;  // the whole column of rows is ready
+        } else {
+          missing = i;
+        }
+      }
+      if (done_cols > 0) {
+        ptx::fence_acq_rel_gpu();  // the relaxed reads that saw the posts + this fence = acquire
+        ready_until = ColumnWaiter::ready_end(ir, (x0 + done_cols) * ir.shape.cols - 1);
+        acquired = true;
+        continue;
+      }
+      // Nothing ready at the front: block on the first missing tile (bounded), then probe again.
+      const Tile pt{x0 + uint32_t(missing < 0 ? 0 : missing) / ny, y0 + uint32_t(missing < 0 ? 0 : missing) % ny, 0};
+      if (!wait_elected(sp, epoch, in, pt, consumer_tile, wait_ns)) return false;
+      acquired = true;
+    }
     return true;
   }
 };

@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "braid/plan/plan.hpp"
@@ -20,6 +21,7 @@ struct GemmStageDesc {
   OrderKind order = OrderKind::RowMajor;
   bool dynamic_order = false;
   std::vector<uint32_t> order_table;  // for OrderKind::Table: a permutation of the stage's tiles
+  int tile_m = 0, tile_n = 0;  // this stage's output tile; 0: the chain's GemmTile
 };
 
 struct GemmTile {
@@ -57,30 +59,37 @@ inline Plan make_gemm_chain_plan(const std::string& name, const std::vector<Gemm
     check_operand("R", d.r_from, d.M, d.N);
     StageSpec s;
     s.name = d.name;
-    s.grid = Grid{ceil_div(uint32_t(d.N), uint32_t(tile.n)), ceil_div(uint32_t(d.M), uint32_t(tile.m)), 1};
+    const uint32_t stm = uint32_t(d.tile_m ? d.tile_m : tile.m), stn = uint32_t(d.tile_n ? d.tile_n : tile.n);
+    s.grid = Grid{ceil_div(uint32_t(d.N), stn), ceil_div(uint32_t(d.M), stm), 1};
     s.policy = d.policy;
     s.order.kind = d.order;
     s.order_table = d.order_table;  // validated below (a permutation of the tiles)
     s.dynamic_order = d.dynamic_order;
-    s.tile_time = flops_per_time_unit > 0 ? 2.0 * tile.m * tile.n * d.K / flops_per_time_unit : double(d.K);
+    s.tile_time = flops_per_time_unit > 0 ? 2.0 * stm * stn * d.K / flops_per_time_unit : double(d.K);
     plan.add_stage(s);
   }
-  const uint32_t tm = uint32_t(tile.m), tn = uint32_t(tile.n);
+  auto tile_of = [&](const GemmStageDesc& d) {
+    return std::pair<uint32_t, uint32_t>{uint32_t(d.tile_m ? d.tile_m : tile.m), uint32_t(d.tile_n ? d.tile_n : tile.n)};
+  };
   for (size_t i = 0; i < g.size(); ++i) {
     const auto d = g[i];
+    const uint32_t tm = tile_of(d).first, tn = tile_of(d).second;  // the consumer's tile: what it reads
     // Dependencies in input order: A's producer first, then R's (StageParams::inputs follows
-    // Plan::producers_of, which lists producers in dependency order).
+    // Plan::producers_of, which lists producers in dependency order). Producer tiles are counted in
+    // the producer's tile shape.
     if (d.a_from >= 0) {
-      plan.add_dep(int(i), d.a_from, [d, tm, tn](Tile c, std::vector<Tile>& out) {
+      const uint32_t pm = tile_of(g[d.a_from]).first, pn = tile_of(g[d.a_from]).second;
+      plan.add_dep(int(i), d.a_from, [d, tm, pm, pn](Tile c, std::vector<Tile>& out) {
         const uint32_t r0 = c.y * tm, r1 = std::min<uint32_t>(r0 + tm, uint32_t(d.M)) - 1;
-        rect_tiles(tm, tn, r0, r1, 0, uint32_t(d.K) - 1, out);
+        rect_tiles(pm, pn, r0, r1, 0, uint32_t(d.K) - 1, out);
       });
     }
     if (d.r_from >= 0 && d.r_from != d.a_from) {
-      plan.add_dep(int(i), d.r_from, [d, tm, tn](Tile c, std::vector<Tile>& out) {
+      const uint32_t pm = tile_of(g[d.r_from]).first, pn = tile_of(g[d.r_from]).second;
+      plan.add_dep(int(i), d.r_from, [d, tm, tn, pm, pn](Tile c, std::vector<Tile>& out) {
         const uint32_t r0 = c.y * tm, r1 = std::min<uint32_t>(r0 + tm, uint32_t(d.M)) - 1;
         const uint32_t c0 = c.x * tn, c1 = std::min<uint32_t>(c0 + tn, uint32_t(d.N)) - 1;
-        rect_tiles(tm, tn, r0, r1, c0, c1, out);
+        rect_tiles(pm, pn, r0, r1, c0, c1, out);
       });
     }
   }

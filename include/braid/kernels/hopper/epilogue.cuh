@@ -1,0 +1,100 @@
+// Epilogue of braid's Hopper GEMM: split-K reduction, activation (None / GeLU / SwiGLU), direct
+// stores from the wgmma accumulators, all by the 256 consumer threads.
+//
+// Accumulator layout (wgmma 64xN per warpgroup, fp32): value i of a thread sits at (row, col) given
+// by the identity tensor partitioned like the accumulators; values 2j and 2j+1 are adjacent columns of
+// one row (stored as one 32-bit pair), and the second half of a thread's values holds the columns
+// tile_n/2 to the right of the first half (SwiGLU pairs gate column c with up column c + tile_n/2).
+//
+// Split-K partials go to global memory in the accumulators' own layout (float2 per value pair,
+// thread-interleaved, so a warp's stores are contiguous); only rows < M are written and read.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "braid/kernels/hopper/gemm_config.hpp"
+#include "cute/tensor.hpp"
+
+namespace braid::hopper::detail {
+
+__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+
+template <class Element>
+struct alignas(4) Pair {
+  Element a, b;
+};
+
+// Stores the tile: D[r, c] for every accumulator value with r < M and c < n_out.
+//   accum, coord: a thread's accumulator values and their (row, col) inside the tile.
+template <class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
+                                           int n_out, int m0, int n0_out) {
+  constexpr int kValues = decltype(cute::size(accum))::value;
+  if (act == Activation::SwiGLU) {
+    constexpr int kHalf = kValues / 2;
+#pragma unroll
+    for (int i = 0; i < kHalf; i += 2) {
+      const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
+      if (r < M && c < n_out) {
+        const float v0 = silu(accum(i)) * accum(i + kHalf), v1 = silu(accum(i + 1)) * accum(i + 1 + kHalf);
+        *reinterpret_cast<Pair<Element>*>(D + size_t(r) * n_out + c) = Pair<Element>{Element(v0), Element(v1)};
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < kValues; i += 2) {
+    const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
+    if (r < M && c < n_out) {
+      float v0 = accum(i), v1 = accum(i + 1);
+      if (act == Activation::GeLU) {
+        v0 = gelu_erf(v0);
+        v1 = gelu_erf(v1);
+      }
+      *reinterpret_cast<Pair<Element>*>(D + size_t(r) * n_out + c) = Pair<Element>{Element(v0), Element(v1)};
+    }
+  }
+}
+
+// This split's partial sums -> its slot of the tile's workspace.
+template <class Accum, class Coord>
+__device__ __forceinline__ void store_partial(const Accum& accum, const Coord& coord, float2* slot, int t, int M,
+                                              int m0) {
+  constexpr int kValues = decltype(cute::size(accum))::value;
+#pragma unroll
+  for (int i = 0; i < kValues; i += 2)
+    if (m0 + int(cute::get<0>(coord(i))) < M) __stcg(slot + (i / 2) * 256 + t, make_float2(accum(i), accum(i + 1)));
+}
+
+// accum <- partial_0 + partial_1 + ... + partial_{S-1}, in split order whichever split runs this
+// (bit-identical results however the splits were scheduled). `mine` is this split's index: its
+// partials are still in registers.
+template <class Accum, class Coord>
+__device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int splits,
+                                                int mine, int t, int M, int m0, int slot_values) {
+  constexpr int kValues = decltype(cute::size(accum))::value;
+#pragma unroll
+  for (int i = 0; i < kValues; i += 2) {
+    if (m0 + int(cute::get<0>(coord(i))) >= M) continue;
+    float s0 = 0.f, s1 = 0.f;
+    for (int s = 0; s < splits; ++s) {
+      float2 v;
+      if (s == mine) v = make_float2(accum(i), accum(i + 1));
+      else v = __ldcg(tile_ws + size_t(s) * slot_values + (i / 2) * 256 + t);
+      if (s == 0) {
+        s0 = v.x;
+        s1 = v.y;
+      } else {
+        s0 += v.x;
+        s1 += v.y;
+      }
+    }
+    accum(i) = s0;
+    accum(i + 1) = s1;
+  }
+}
+
+}  // namespace braid::hopper::detail

@@ -1,0 +1,46 @@
+// Host-visible description of braid's Hopper GEMM (no CUDA templates here, so that tools and
+// workloads include it without pulling CUTLASS/CuTe into their translation units).
+//
+//   D[M, Nout] = act(A[M,K] . B[K,N])     A, B, D row-major, fp16 or bf16, fp32 accumulation
+//   act = None | GeLU (erf form)          Nout = N
+//   act = SwiGLU                          Nout = N / 2, B packed by pack_swiglu_columns(): each
+//                                         tile_n-wide block of B holds tile_n/2 gate columns followed
+//                                         by the matching tile_n/2 up columns, so one output tile
+//                                         computes silu(gate) * up from its own accumulators.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "braid/order/tile_order.hpp"
+
+namespace braid::hopper {
+
+enum class DType : uint8_t { F16, BF16 };
+enum class Activation : uint8_t { None, GeLU, SwiGLU };
+
+inline const char* dtype_name(DType d) { return d == DType::F16 ? "fp16" : "bf16"; }
+inline const char* activation_name(Activation a) {
+  return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : "swiglu";
+}
+
+// The tile is 128 x tile_n x 64 (two consumer warpgroups of 64 rows each, one TMA producer warp).
+struct GemmConfig {
+  int tile_n = 128;  // 128 or 256
+  int splits = 1;    // split-K: the last split of a tile to finish reduces all partials in split order
+                     // (deterministic) and runs the epilogue; 1 = no split
+  int ctas = 0;      // persistent CTAs; 0 = one per SM, capped at the number of work units
+  // Tile order (the stage's braid order when the GEMM runs in a chain). Column-major (row blocks
+  // fastest) makes the CTAs running at the same time share B's column tiles in L2: for the MLP's
+  // skinny GEMMs (M = tokens << N, K) it reads the weights once instead of once per row block.
+  OrderKind order = OrderKind::ColumnMajor;
+  std::string name() const {
+    return "128x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
+           (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
+           (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
+  }
+};
+
+constexpr int kTileM = 128;
+constexpr int kTileK = 64;
+
+}  // namespace braid::hopper

@@ -1,0 +1,72 @@
+// The device layer of braid's Hopper GEMM for one element type and tile width: builds the kernel
+// parameters (CUTLASS collective arguments -> params, i.e. the TMA descriptors) and launches.
+// Included only by the instantiation units in src/hopper/.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "braid/kernels/hopper/gemm_kernel.cuh"
+#include "braid/kernels/hopper/gemm_op.hpp"
+#include "cutlass/util/packed_stride.hpp"
+
+namespace braid::hopper {
+
+template <class Element, int TileN>
+class GemmKernel final : public GemmKernelBase {
+ public:
+  using Traits = GemmTraits<Element, TileN>;
+  using Mainloop = typename Traits::Mainloop;
+
+  GemmKernel() {
+    // Opt in to the dynamic shared memory the pipeline needs (over the 48 KB default).
+    cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(Traits::kSmemBytes));
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string("hopper gemm: cannot reserve shared memory: ") + cudaGetErrorString(e));
+  }
+
+  void set_problem(const GemmArgs& a, int splits, void* partials, unsigned long long* arrivals) override {
+    using namespace cute;
+    typename Mainloop::Arguments ma{};
+    ma.ptr_A = reinterpret_cast<const Element*>(a.A);
+    ma.ptr_B = reinterpret_cast<const Element*>(a.B);
+    ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.M, a.K, 1));
+    ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.N, a.K, 1));
+    params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.M, a.N, a.K, 1), ma, nullptr);
+    params_.M = a.M;
+    params_.N = a.N;
+    params_.K = a.K;
+    params_.n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
+    params_.D = reinterpret_cast<Element*>(a.D);
+    params_.act = a.act;
+    params_.splits = splits;
+    params_.k_tiles = int(ceil_div(uint32_t(a.K), uint32_t(kTileK)));
+    params_.partials = reinterpret_cast<float2*>(partials);
+    params_.arrivals = arrivals;
+  }
+
+  void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
+    params_.sp = sp;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(unsigned(ctas));
+    cfg.blockDim = dim3(Traits::kThreads);
+    cfg.dynamicSmemBytes = Traits::kSmemBytes;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    if (pdl) {
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+    }
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits>, params_);
+    if (e != cudaSuccess) throw std::runtime_error(std::string("hopper gemm launch: ") + cudaGetErrorString(e));
+  }
+
+  size_t smem_bytes() const override { return Traits::kSmemBytes; }
+
+ private:
+  typename Traits::Params params_{};
+};
+
+}  // namespace braid::hopper

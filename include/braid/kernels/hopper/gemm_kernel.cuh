@@ -1,0 +1,218 @@
+// braid's Hopper GEMM kernel: TMA loads, wgmma, one producer warp + two consumer warpgroups
+// (warp-specialized, cooperative 128 x tile_n tiles), persistent over (tile, split) work units, with
+// braid's tile synchronization in its two natural places:
+//
+//   producer (one elected lane): for each k-tile
+//       acquire a pipeline stage
+//       [R] issue the B (weights) TMA load first -- weights never wait
+//       wait for the producer tiles covering A's rows x this k-tile's columns (ColumnWaiterElected:
+//           one semaphore check per ready range), then fence.proxy.async so the TMA engine (async
+//           proxy) reads what the generic-proxy stores of the producer stage released
+//       issue the A TMA load (and B now, without R)
+//   consumers (256 threads): wgmma mainloop (CUTLASS's sm90 collective), then the epilogue
+//       (split-K reduction, activation, stores), a named barrier over the consumer threads, and one
+//       thread posts the tile (release) -- every store of the tile happens-before the post.
+//
+// Built on CUTLASS's sm90 TMA + GMMA warp-specialized collective mainloop (the pipeline, the smem
+// layouts, the wgmma loop); the kernel layer, the scheduler and the epilogue are braid's.
+//
+// Stage ordering: with kSync the kernel never calls griddepcontrol.wait (the semaphores are the
+// dependency); with kPdlTrigger it triggers its dependents at block start (begin_block). Without
+// kSync it is a plain stream-ordered kernel that waits for its PDL primary before loading.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "braid/core/stage.cuh"
+#include "braid/kernels/hopper/epilogue.cuh"
+#include "braid/kernels/hopper/gemm_config.hpp"
+#include "braid/kernels/hopper/tile_scheduler.cuh"
+#include "cute/tensor.hpp"
+#include "cutlass/arch/reg_reconfig.h"
+#include "cutlass/cutlass.h"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/pipeline/pipeline.hpp"
+
+namespace braid::hopper {
+
+template <class Element_, int TileN>
+struct GemmTraits {
+  using Element = Element_;
+  static constexpr int kTileN = TileN;
+  using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
+  using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+  static constexpr int kAlign = 8;             // 16-byte TMA rows
+  static constexpr int kExtraSmem = 256;       // BlockSync + split-K flag
+  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
+      cutlass::layout::RowMajor, kAlign, float, TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem>,
+      cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+  using TiledMma = typename Mainloop::TiledMma;
+  using Pipeline = typename Mainloop::MainloopPipeline;
+  using PipelineState = typename Mainloop::PipelineState;
+
+  static constexpr int kProducerThreads = 128;  // one warpgroup; warp 0 lane 0 issues the TMA loads
+  static constexpr int kConsumerThreads = 256;  // two warpgroups of 64 rows each
+  static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
+
+  struct SharedStorage {
+    typename Mainloop::TensorStorage tensors;
+    alignas(16) typename Mainloop::PipelineStorage pipeline;
+    BlockSync bs;
+    uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
+  };
+  static constexpr size_t kSmemBytes = sizeof(SharedStorage);
+
+  struct Params {
+    typename Mainloop::Params mainloop;
+    int M, N, K;       // GEMM shape (N: B's width; packed gate|up columns for SwiGLU)
+    int n_out;         // D's width: N, or N/2 for SwiGLU
+    Element* D;
+    Activation act;
+    int splits, k_tiles;
+    float2* partials;                 // split-K workspace: [tile][split][tile values]
+    unsigned long long* arrivals;     // split-K: cumulative arrivals per tile (never reset)
+    StageParams sp;                   // sp.grid: output tile grid; sp.shape: 128 x output tile cols
+  };
+};
+
+template <class Traits>
+__global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace cute;
+  using Mainloop = typename Traits::Mainloop;
+  using Pipeline = typename Traits::Pipeline;
+  using PipelineState = typename Traits::PipelineState;
+  using SharedStorage = typename Traits::SharedStorage;
+  using Element = typename Traits::Element;
+  constexpr int kTileN = Traits::kTileN;
+
+  extern __shared__ __align__(1024) char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
+  const StageParams& sp = p.sp;
+
+  const int warp_group = threadIdx.x / 128;
+  const int warp_in_group = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32;
+
+  if (threadIdx.x == 0) Mainloop::prefetch_tma_descriptors(p.mainloop);
+
+  typename Pipeline::Params pp;
+  if (warp_group == 0 && warp_in_group == 0) pp.role = Pipeline::ThreadCategory::Producer;
+  if (warp_group > 0) pp.role = Pipeline::ThreadCategory::Consumer;
+  pp.is_leader = (threadIdx.x % 128) == 0;
+  pp.num_consumers = Traits::kConsumerThreads;
+  pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
+  Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
+
+  begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
+  const bool sync = sp.has(kSync);
+  if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
+
+  const PersistentScheduler sched(sp, uint32_t(p.splits), p.k_tiles);
+  Mainloop mainloop;
+  auto problem = make_shape(p.M, p.N, p.K, 1);
+
+  if (warp_group == 0) {
+    // ------------------------------------------------------------------ producer warp
+    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if (warp_in_group == 0 && lane == 0) {
+      auto load_inputs = mainloop.load_init(problem, p.mainloop);
+      Tensor gA_mkl = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
+      Tensor gB_nkl = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k, l)
+      Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
+      Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
+      auto tma_a = p.mainloop.tma_load_a.get_slice(0);
+      auto tma_b = p.mainloop.tma_load_b.get_slice(0);
+      Tensor tAsA = tma_a.partition_D(sA);
+      Tensor tBsB = tma_b.partition_D(sB);
+      const bool wait_a = sync && sp.num_inputs > 0;
+      const bool weights_first = sp.has(kWeightsFirst);
+      const uint64_t epoch = smem.bs.epoch;
+      ColumnWaiterElected waiter;
+      bool ok = true;
+      PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+      for (uint32_t u = sched.first(); sched.valid(u); u = sched.next(u)) {
+        const WorkUnit w = sched.unit(u);
+        Tensor tAgA = tma_a.partition_S(gA_mkl(_, _, int(w.tile.y), _, 0));
+        Tensor tBgB = tma_b.partition_S(gB_nkl(_, _, int(w.tile.x), _, 0));
+        const uint32_t r0 = w.tile.y * kTileM, r1 = min(r0 + kTileM, uint32_t(p.M)) - 1;
+        waiter.reset(uint32_t(w.k_begin) * kTileK);
+        const uint32_t c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
+        uint64_t wait_ns = 0;
+        for (int k = w.k_begin; k < w.k_end; ++k) {
+          pipeline.producer_acquire(write);
+          auto* bar = pipeline.producer_get_barrier(write);
+          const int stage = write.index();
+          if (weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          if (wait_a && ok) {
+            bool acquired = false;
+            const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
+            ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
+            if (acquired) ptx::fence_proxy_async_global();
+            // On failure (bounded wait timed out, or another wait failed) keep loading without
+            // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
+            // recorded SyncError.
+          }
+          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+          if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          ++write;
+        }
+        if (sp.trace != nullptr && w.split == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
+      }
+    }
+  } else {
+    // ------------------------------------------------------------------ consumer warpgroups
+    cutlass::arch::warpgroup_reg_alloc<232>();
+    const int t = threadIdx.x - Traits::kProducerThreads;  // 0..255
+    typename Traits::TiledMma tiled_mma;
+    auto thr_mma = tiled_mma.get_thread_slice(t);
+    Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
+    constexpr int kTileValues = kTileM * kTileN;
+    const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
+    PipelineState read;
+    for (uint32_t u = sched.first(); sched.valid(u); u = sched.next(u)) {
+      const WorkUnit w = sched.unit(u);
+      const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
+      Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
+      const int k_count = w.k_end - w.k_begin;
+      mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
+      mainloop.mma_tail(pipeline, read, k_count);
+      read.advance(k_count);
+
+      const int m0 = int(w.tile.y) * kTileM;
+      if (p.splits > 1) {
+        float2* tile_ws = p.partials + size_t(w.tile_lin) * p.splits * (kTileValues / 2);
+        detail::store_partial(accum, coord, tile_ws + size_t(w.split) * (kTileValues / 2), t, p.M, m0);
+        __threadfence();
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+        if (t == 0) {
+          const unsigned long long prev = atomicAdd(p.arrivals + w.tile_lin, 1ull);
+          smem.reduce_here = (prev + 1) % uint64_t(p.splits) == 0;
+          __threadfence();
+        }
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+        if (!smem.reduce_here) continue;
+        detail::reduce_partials(accum, coord, tile_ws, p.splits, int(w.split), t, p.M, m0, kTileValues / 2);
+      }
+      detail::store_tile(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out);
+      ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
+      if (t == 0) {
+        post_elected(sp, smem.bs.epoch, w.tile);
+        if (sp.trace != nullptr) {
+          TileTrace& r = sp.trace[w.tile_lin];
+          r.start_ns = t_start;
+          r.end_ns = ptx::globaltimer_ns();
+          r.smid = ptx::smid();
+          r.block = blockIdx.x;
+        }
+      }
+    }
+  }
+  end_block(sp, smem.bs);
+#endif
+}
+
+}  // namespace braid::hopper

@@ -1,0 +1,92 @@
+// braid::hopper::GemmOp: the Hopper GEMM behind a plain (non-template) interface, so that tools and
+// workloads compile without CUTLASS. The kernels themselves are instantiated in src/hopper/*.cu.
+//
+//   hopper::GemmOp g;
+//   if (auto why = g.prepare({DType::F16, A, B, D, M, N, K, Activation::GeLU}, {128, 1, 0}); !why.empty()) ...
+//   g.run(stream);                                      // plain, stream-ordered
+//   chain.set_launcher(i, [&](const LaunchCtx& c) { g.launch(c); });   // a stage of a braid::Chain
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "braid/core/stage.cuh"
+#include "braid/kernels/hopper/gemm_config.hpp"
+
+namespace braid {
+struct LaunchCtx;
+}
+
+namespace braid::hopper {
+
+struct GemmArgs {
+  DType dtype = DType::F16;
+  const void* A = nullptr;  // [M, K] row-major
+  const void* B = nullptr;  // [K, N] row-major (SwiGLU: packed, see gemm_config.hpp)
+  void* D = nullptr;        // [M, Nout] row-major
+  int M = 0, N = 0, K = 0;
+  Activation act = Activation::None;
+};
+
+// What a concrete kernel instantiation provides (one per element type x tile width).
+class GemmKernelBase {
+ public:
+  virtual ~GemmKernelBase() = default;
+  // Builds the kernel parameters (TMA descriptors) for the problem; workspace pointers may be null
+  // when splits == 1.
+  virtual void set_problem(const GemmArgs& a, int splits, void* partials, unsigned long long* arrivals) = 0;
+  virtual void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) = 0;
+  virtual size_t smem_bytes() const = 0;
+};
+
+// The instantiation for (dtype, tile_n) (src/hopper/instances/*.cu); nullptr when there is none.
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_n);
+
+class GemmOp {
+ public:
+  GemmOp();
+  ~GemmOp();
+  GemmOp(GemmOp&&) noexcept;
+  GemmOp& operator=(GemmOp&&) noexcept;
+
+  // Checks the problem and the configuration, builds the kernel parameters and the split-K workspace.
+  // Returns an empty string, or why it cannot run (nothing is launched then).
+  std::string prepare(const GemmArgs& args, const GemmConfig& config);
+  static std::string can_implement(const GemmArgs& args, const GemmConfig& config);
+
+  // The output tile grid and tile shape as braid sees them (x: column tiles of D, y: row tiles).
+  Grid grid() const;
+  TileShape tile() const;
+  int units() const;  // tiles x splits
+  int ctas() const;   // persistent CTAs launched
+  const GemmArgs& args() const;
+  const GemmConfig& config() const;
+  std::string name() const;
+
+  // As a stage of a braid::Chain: ctx.params must describe this op's grid and tile shape.
+  void launch(const LaunchCtx& ctx) const;
+  // Plain launch (no tile sync); pdl: launch as a programmatic dependent (the kernel then waits for
+  // its primary grid before loading). trigger: let the next kernel launch early (PDL).
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
+
+  struct Impl;  // opaque
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Host-side packing of SwiGLU weights: W [K, 2F] = [gate | up] -> packed [K, 2F] where each tile_n
+// block holds tile_n/2 gate columns then the same tile_n/2 up columns. F must be a multiple of tile_n/2.
+template <class T>
+void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
+  const int h = tile_n / 2;
+  for (int k = 0; k < K; ++k)
+    for (int j = 0; j < F; ++j) {
+      const int blk = j / h, c = j % h;
+      packed[size_t(k) * 2 * F + size_t(blk) * tile_n + c] = w[size_t(k) * 2 * F + j];
+      packed[size_t(k) * 2 * F + size_t(blk) * tile_n + h + c] = w[size_t(k) * 2 * F + F + j];
+    }
+}
+
+}  // namespace braid::hopper

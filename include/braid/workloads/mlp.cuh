@@ -1,0 +1,103 @@
+// braid::workloads::Mlp: the transformer MLP of one tensor-parallel GPU as a tile-synchronized chain
+// of braid's Hopper GEMMs (issue 3).
+//
+//   GPT-3: Y[T,H] = GeLU(X[T,H] . W1[H,F]) . W2[F,H]
+//   LLaMA: Y[T,H] = (silu(X.Wg) * (X.Wu)) . W2[F,H]   with W1 = [Wg | Wu] packed by
+//          hopper::pack_swiglu_columns (tile_n of GEMM 1), so GEMM 1's epilogue writes the product.
+//
+//   workloads::Mlp mlp({DType::F16, Activation::GeLU, T, H, F, X, W1, W2, Hid, Y}, variant);
+//   mlp.run(stream);            // one forward: GEMM 1 -> Hid -> GEMM 2 -> Y, graph-capturable
+//   mlp.check(stream);          // sync; throws braid::SyncError if a wait got stuck
+//
+// The plan behind it is the generator's: two GEMM stages, GEMM 2's A is GEMM 1's output, each GEMM 2
+// tile (row block r) reads row block r of Hid over all of F; GEMM 1 posts with the variant's policy
+// (TileSync: one semaphore per tile; RowSync: one per row block), GEMM 2 waits k-tile by k-tile in its
+// TMA producer. examples/specs/gpt3-mlp.spec and llama-mlp.spec describe the same chains as text.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/runtime/chain.cuh"
+#include "braid/workloads/gemm_chain_plan.hpp"
+
+namespace braid::workloads {
+
+struct MlpProblem {
+  hopper::DType dtype = hopper::DType::F16;
+  hopper::Activation act = hopper::Activation::GeLU;  // GeLU (GPT-3) or SwiGLU (LLaMA)
+  int T = 0, H = 0, F = 0;
+  const void* X = nullptr;   // [T, H]
+  const void* W1 = nullptr;  // [H, F] (GeLU) or [H, 2F] packed gate|up (SwiGLU)
+  const void* W2 = nullptr;  // [F, H]
+  void* Hid = nullptr;       // [T, F], the activation output
+  void* Y = nullptr;         // [T, H]
+};
+
+struct MlpVariant {
+  hopper::GemmConfig g1, g2;
+  enum class Sync : uint8_t { TileSync, RowSync } sync = Sync::TileSync;
+  Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
+  bool pdl_only = false;              // with StreamOrder: GEMM 2 launched with PDL (prologue overlap only)
+  bool weights_first = true;          // R: GEMM 2 loads its weights before waiting for Hid
+  // The stages' tile orders are g1.order and g2.order.
+
+  std::string name() const {
+    std::string n = ordering == Ordering::StreamOrder ? (pdl_only ? "pdl-only" : "stream")
+                                                      : std::string(sync == Sync::RowSync ? "rowsync-" : "tilesync-") +
+                                                            ordering_name(ordering);
+    if (ordering != Ordering::StreamOrder && !weights_first) n += "-noR";
+    return n + "/" + g1.name() + "+" + g2.name();
+  }
+};
+
+class Mlp {
+ public:
+  Mlp(const MlpProblem& p, const MlpVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
+    using hopper::Activation;
+    BRAID_REQUIRE(p.act == Activation::GeLU || p.act == Activation::SwiGLU, "Mlp: activation must be GeLU or SwiGLU");
+    const int F1 = p.act == Activation::SwiGLU ? 2 * p.F : p.F;
+    if (auto why = g1_.prepare({p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act}, v.g1); !why.empty())
+      throw PlanError("Mlp GEMM 1: " + why);
+    if (auto why = g2_.prepare({p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2); !why.empty())
+      throw PlanError("Mlp GEMM 2: " + why);
+    const GroupPolicy pol = v.sync == MlpVariant::Sync::RowSync ? RowSync() : TileSync();
+    GemmStageDesc s1{"gemm1", p.T, p.F, p.H, -1, -1, pol, v.g1.order};
+    s1.tile_m = int(g1_.tile().rows);
+    s1.tile_n = int(g1_.tile().cols);
+    GemmStageDesc s2{"gemm2", p.T, p.H, p.F, 0, -1, TileSync(), v.g2.order};
+    s2.tile_m = int(g2_.tile().rows);
+    s2.tile_n = int(g2_.tile().cols);
+    Plan plan = make_gemm_chain_plan("mlp", {s1, s2}, GemmTile{hopper::kTileM, 128, hopper::kTileK});
+    plan.stages[0].block_count = uint32_t(g1_.ctas());
+    plan.stages[1].block_count = uint32_t(g2_.ctas());
+    opt.weights_first = v.weights_first;
+    chain_ = std::make_unique<Chain>(plan, std::vector<TileShape>{g1_.tile(), g2_.tile()}, opt);
+    chain_->set_launcher(0, [this](const LaunchCtx& c) { g1_.launch(c); });
+    chain_->set_launcher(1, [this](const LaunchCtx& c) { g2_.launch(c); });
+  }
+
+  void run(cudaStream_t s) {
+    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
+      g1_.run(s, false, /*trigger=*/true);
+      g2_.run(s, /*pdl=*/true);
+      return;
+    }
+    chain_->run(s, v_.ordering);
+  }
+  void check(cudaStream_t s) { chain_->check(s); }
+
+  Chain& chain() { return *chain_; }
+  const hopper::GemmOp& gemm1() const { return g1_; }
+  const hopper::GemmOp& gemm2() const { return g2_; }
+  const MlpProblem& problem() const { return p_; }
+  const MlpVariant& variant() const { return v_; }
+
+ private:
+  MlpProblem p_;
+  MlpVariant v_;
+  hopper::GemmOp g1_, g2_;
+  std::unique_ptr<Chain> chain_;
+};
+
+}  // namespace braid::workloads
