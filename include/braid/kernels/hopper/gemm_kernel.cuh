@@ -5,8 +5,8 @@
 //   producer (one elected lane): for each k-tile
 //       acquire a pipeline stage
 //       [R] issue the B (weights) TMA load first -- weights never wait
-//       wait for the producer tiles covering A's rows x this k-tile's columns (ColumnWaiterElected:
-//           one semaphore check per ready range), then fence.proxy.async so the TMA engine (async
+//       wait for the producer tiles covering A's rows x this k-tile's columns (ColumnWaiterWarp:
+//           the producer warp probes up to 32 semaphores per L2 round trip), then fence.proxy.async so the TMA engine (async
 //           proxy) reads what the generic-proxy stores of the producer stage released
 //       issue the A TMA load (and B now, without R)
 //   consumers (256 threads): wgmma mainloop (CUTLASS's sm90 collective), then the epilogue
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   if (warp_group == 0) {
     // ------------------------------------------------------------------ producer warp
     cutlass::arch::warpgroup_reg_dealloc<40>();
-    if (warp_in_group == 0 && lane == 0) {
+    if (warp_in_group == 0) {  // the whole warp walks the loop: it probes semaphores, lane 0 issues TMA
       auto load_inputs = mainloop.load_init(problem, p.mainloop);
       Tensor gA_mkl = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
       Tensor gB_nkl = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k, l)
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const bool wait_a = sync && sp.num_inputs > 0;
       const bool weights_first = sp.has(kWeightsFirst);
       const uint64_t epoch = smem.bs.epoch;
-      ColumnWaiterElected waiter;
+      ColumnWaiterWarp waiter;
       bool ok = true;
       PipelineState write = cutlass::make_producer_start_state<Pipeline>();
       for (uint32_t u = sched.first(); sched.valid(u); u = sched.next(u)) {
@@ -143,24 +143,30 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         const uint32_t c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
         uint64_t wait_ns = 0;
         for (int k = w.k_begin; k < w.k_end; ++k) {
-          pipeline.producer_acquire(write);
-          auto* bar = pipeline.producer_get_barrier(write);
           const int stage = write.index();
-          if (weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          if (lane == 0) {
+            pipeline.producer_acquire(write);
+            if (weights_first)
+              copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
+                   tBsB(_, _, _, stage));
+          }
           if (wait_a && ok) {
             bool acquired = false;
             const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
             ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
-            if (acquired) ptx::fence_proxy_async_global();
+            if (acquired && lane == 0) ptx::fence_proxy_async_global();
             // On failure (bounded wait timed out, or another wait failed) keep loading without
             // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
             // recorded SyncError.
           }
-          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
-          if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          if (lane == 0) {
+            auto* bar = pipeline.producer_get_barrier(write);
+            copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+            if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          }
           ++write;
         }
-        if (sp.trace != nullptr && w.split == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
+        if (lane == 0 && sp.trace != nullptr && w.split == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
       }
     }
   } else {
