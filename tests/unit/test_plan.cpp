@@ -140,3 +140,22 @@ TEST(Advise, WAndTFollowWaveCounts) {
   big.stages[0].occupancy = 2;  // producer blocks fit in half an SM: 2 consumers block one SM
   EXPECT_TRUE(advise(big, 132).W) << advise(big, 132).why;  // at most 100 of 132 SMs blocked
 }
+
+// Per-stage tiles (the Hopper MLP: GEMM 1 writes 128x64 SwiGLU tiles, GEMM 2 uses 128x256): a consumer
+// tile's reads are counted in the producer's tile shape, its rows in its own.
+TEST(GemmChainPlan, PerStageTileShapes) {
+  using namespace braid::workloads;
+  GemmStageDesc g1{"gemm1", 300, 640, 512, -1, -1, braid::TileSync()};
+  g1.tile_m = 128;
+  g1.tile_n = 64;
+  GemmStageDesc g2{"gemm2", 300, 1024, 640, 0, -1, braid::TileSync()};
+  g2.tile_m = 128;
+  g2.tile_n = 256;
+  const braid::Plan plan = make_gemm_chain_plan("mlp", {g1, g2}, GemmTile{128, 128, 64});
+  EXPECT_EQ(plan.stages[0].grid, (braid::Grid{10, 3, 1}));
+  EXPECT_EQ(plan.stages[1].grid, (braid::Grid{4, 3, 1}));
+  std::vector<braid::Tile> reads;
+  plan.deps[0].reads(braid::Tile{3, 2, 0}, reads);  // rows 256..299: producer row block 2, all 10 columns
+  ASSERT_EQ(reads.size(), 10u);
+  for (uint32_t i = 0; i < reads.size(); ++i) EXPECT_EQ(reads[i], (braid::Tile{i, 2, 0}));
+}
