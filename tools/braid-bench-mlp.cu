@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/bench/cublaslt_gemm.cuh"
 #include "braid/bench/harness.cuh"
 #include "braid/tune/autotuner.hpp"
 #include "sim/simulator.hpp"
@@ -43,9 +44,12 @@ using namespace braid;
 
 #define LT_CHECK(x) BRAID_CUBLAS_CHECK(x)
 
+using bench::LtGemm;
+
 namespace {
 
 enum class DT { F16, BF16 };
+cudaDataType_t lt_type(DT dt) { return dt == DT::F16 ? CUDA_R_16F : CUDA_R_16BF; }
 
 template <class T>
 __global__ void swiglu_kernel(const T* in, T* out, int Tn, int F) {
@@ -90,60 +94,6 @@ std::vector<uint16_t> dl(const void* p, size_t n) {
   BRAID_CUDA_CHECK(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
   return h;
 }
-
-// Row-major Y[T,N] = epi(X[T,K] . W[K,N]) through cuBLASLt (column-major Y^T = W^T . X^T), the best
-// of the heuristic's algorithms (timed).
-struct LtGemm {
-  cublasLtMatmulDesc_t op{};
-  cublasLtMatrixLayout_t a{}, b{}, c{};
-  cublasLtMatmulAlgo_t algo{};
-  void* ws;
-  size_t ws_bytes;
-  double best_us = 1e30;
-  LtGemm(cublasLtHandle_t h, int T, int K, int N, bool gelu, DT dt, void* workspace, size_t wsb, const void* W,
-         const void* X, void* Y, cudaStream_t s)
-      : ws(workspace), ws_bytes(wsb) {
-    const cudaDataType_t ty = dt == DT::F16 ? CUDA_R_16F : CUDA_R_16BF;
-    LT_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    if (gelu) {
-      cublasLtEpilogue_t e = CUBLASLT_EPILOGUE_GELU;
-      LT_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
-    }
-    LT_CHECK(cublasLtMatrixLayoutCreate(&a, ty, N, K, N));
-    LT_CHECK(cublasLtMatrixLayoutCreate(&b, ty, K, T, K));
-    LT_CHECK(cublasLtMatrixLayoutCreate(&c, ty, N, T, N));
-    cublasLtMatmulPreference_t pref;
-    LT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    LT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof(ws_bytes)));
-    cublasLtMatmulHeuristicResult_t res[8];
-    int n = 0;
-    LT_CHECK(cublasLtMatmulAlgoGetHeuristic(h, op, a, b, c, c, pref, 8, res, &n));
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (n == 0) throw std::runtime_error("cuBLASLt found no algorithm");
-    bench::Timer timer(s, 0);
-    for (int i = 0; i < n; ++i) {
-      const float one = 1, zero = 0;
-      auto run = [&] {
-        LT_CHECK(cublasLtMatmul(h, op, &one, W, a, X, b, &zero, Y, c, Y, c, &res[i].algo, ws, ws_bytes, s));
-      };
-      try {
-        const double us = timer.median_us(run, 10, 2);
-        if (us < best_us) { best_us = us; algo = res[i].algo; }
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  ~LtGemm() {
-    cublasLtMatrixLayoutDestroy(a);
-    cublasLtMatrixLayoutDestroy(b);
-    cublasLtMatrixLayoutDestroy(c);
-    cublasLtMatmulDescDestroy(op);
-  }
-  void run(cublasLtHandle_t h, const void* W, const void* X, void* Y, cudaStream_t s) {
-    const float one = 1, zero = 0;
-    LT_CHECK(cublasLtMatmul(h, op, &one, W, a, X, b, &zero, Y, c, Y, c, &algo, ws, ws_bytes, s));
-  }
-};
 
 // fp32 reference of three output rows, from the (unpacked) inputs; activation rounded like the kernels.
 struct Reference {
@@ -275,7 +225,7 @@ int main(int argc, char** argv) {
       BRAID_CUDA_CHECK(cudaMalloc(&C, size_t(n) * n * 2));
       fill(A, size_t(n) * n, 1, 1.0f, dt, s);
       fill(B, size_t(n) * n, 2, 1.0f, dt, s);
-      LtGemm g(lt, n, n, n, false, dt, ws, ws_bytes, B, A, C, s);
+      LtGemm g(lt, n, n, n, false, lt_type(dt), ws, ws_bytes, B, A, C, s);
       ceil.tflops = std::max(ceil.tflops, 2.0 * n * double(n) * n / (g.best_us * 1e-6) / 1e12);
       for (void* p : {A, B, C}) cudaFree(p);
     }
@@ -335,8 +285,8 @@ int main(int argc, char** argv) {
         // ---- peer: cuBLASLt
         double best_peer = 1e30;
         {
-          LtGemm g1(lt, T, H, F1, !llama, dt, ws, ws_bytes, W1, X, llama ? Hbuf : A, s);
-          LtGemm g2(lt, T, F, H, false, dt, ws, ws_bytes, W2, A, Y, s);
+          LtGemm g1(lt, T, H, F1, !llama, lt_type(dt), ws, ws_bytes, W1, X, llama ? Hbuf : A, s);
+          LtGemm g2(lt, T, F, H, false, lt_type(dt), ws, ws_bytes, W2, A, Y, s);
           auto peer = [&](cudaStream_t st) {
             g1.run(lt, W1, X, llama ? Hbuf : A, st);
             if (llama) {
@@ -391,23 +341,30 @@ int main(int argc, char** argv) {
         auto search = [&](bool first) {
           std::vector<std::pair<double, GemmConfig>> found;
           const int Nout = first ? F : H, K = first ? H : F;
+          auto try_config = [&](const GemmConfig& c) {
+            hopper::GemmOp g;
+            const hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c.tile_n), A, T, F1, H, act1}
+                                             : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
+            if (!g.prepare(a, c).empty()) return;
+            const double us = timer.median_us([&] { g.run(s); }, std::max(5, reps / 3), 2);
+            found.push_back({us, c});
+            if (show_configs)
+              std::printf("      gemm%d %-28s %8.1f us (%d units on %d CTAs)\n", first ? 1 : 2, c.name().c_str(), us,
+                          g.units(), g.ctas());
+          };
           for (int tn : {128, 256}) {
             const int cols = first && llama ? tn / 2 : tn;
             const int tiles = ((T + 127) / 128) * ((Nout + cols - 1) / cols);
-            for (int sk : {1, 2, 3, 4, 5, 6, 8, 10, 12, 16})
-              for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
-                if (sk > 1 && (tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
-                if (ord == OrderKind::RowMajor && (T <= 128 || sk > 1)) continue;  // one row block: same order
-                GemmConfig c{tn, sk, 0, ord};
-                hopper::GemmOp g;
-                const hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(tn), A, T, F1, H, act1}
-                                                 : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
-                if (!g.prepare(a, c).empty()) continue;
-                const double us = timer.median_us([&] { g.run(s); }, std::max(5, reps / 3), 2);
-                found.push_back({us, c});
-                if (show_configs)
-                  std::printf("      gemm%d %-24s %8.1f us (%d units)\n", first ? 1 : 2, c.name().c_str(), us, g.units());
+            for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
+              if (ord == OrderKind::RowMajor && T <= 128) continue;  // one row block: the same order
+              for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
+                if (sk > 1 && (ord == OrderKind::RowMajor || tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
+                try_config(GemmConfig{tn, sk, 0, ord});
               }
+              GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
+              streamk.stream_k = true;
+              if (tiles % sms != 0) try_config(streamk);
+            }
           }
           std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first < b.first; });
           return found;

@@ -28,6 +28,7 @@ struct GemmOp::Impl {
   Grid grid{1, 1, 1};
   TileShape tile;
   int units = 0, ctas = 0;
+  WorkSchedule sched;
   void* partials = nullptr;
   unsigned long long* arrivals = nullptr;
   StageState* standalone_state = nullptr;  // for run(): a stage of its own, never synchronized
@@ -59,6 +60,7 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
     return "splits must be in [1, " + std::to_string(k_tiles) + "] for K=" + std::to_string(a.K) + " (got " +
            std::to_string(c.splits) + ")";
   if (c.ctas < 0) return "ctas must be >= 0";
+  if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   return "";
 }
@@ -75,19 +77,31 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   impl->grid = Grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(kTileM)), 1};
   impl->tile = TileShape{uint32_t(kTileM), uint32_t(tile_cols)};
   const size_t tiles = num_tiles(impl->grid);
-  impl->units = int(tiles) * c.splits;
   int dev = 0, sms = 0;
   BRAID_CUDA_CHECK(cudaGetDevice(&dev));
   BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  impl->ctas = std::min(impl->units, c.ctas > 0 ? c.ctas : sms);
-  if (c.splits > 1) {
-    BRAID_CUDA_CHECK(cudaMalloc(&impl->partials, tiles * c.splits * size_t(kTileM) * c.tile_n * sizeof(float)));
+  const uint32_t k_tiles = ceil_div(uint32_t(a.K), uint32_t(kTileK));
+  const Decomposition kind =
+      c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
+  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(c.ctas > 0 ? c.ctas : sms),
+                                          uint32_t(c.splits));
+  // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
+  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits));
+  impl->sched = sched;
+  impl->ctas = int(sched.busy_ctas());
+  impl->units = 0;
+  for (uint32_t b = 0; b < sched.ctas; ++b) {
+    WorkUnit w;
+    for (auto cur = sched.begin(b); sched.next(cur, w);) ++impl->units;
+  }
+  if (const uint64_t slots = sched.workspace_slots(); slots > 0) {
+    BRAID_CUDA_CHECK(cudaMalloc(&impl->partials, slots * size_t(kTileM) * c.tile_n * sizeof(float)));
     BRAID_CUDA_CHECK(cudaMalloc(&impl->arrivals, tiles * sizeof(unsigned long long)));
     BRAID_CUDA_CHECK(cudaMemset(impl->arrivals, 0, tiles * sizeof(unsigned long long)));
   }
   BRAID_CUDA_CHECK(cudaMalloc(&impl->standalone_state, sizeof(StageState)));
   BRAID_CUDA_CHECK(cudaMemset(impl->standalone_state, 0, sizeof(StageState)));
-  impl->kernel->set_problem(a, c.splits, impl->partials, impl->arrivals);
+  impl->kernel->set_problem(a, impl->sched, impl->partials, impl->arrivals);
   impl_ = std::move(impl);
   return "";
 }
@@ -100,6 +114,7 @@ static const GemmOp::Impl& ready(const std::unique_ptr<GemmOp::Impl>& p) {
 Grid GemmOp::grid() const { return ready(impl_).grid; }
 TileShape GemmOp::tile() const { return ready(impl_).tile; }
 int GemmOp::units() const { return ready(impl_).units; }
+const WorkSchedule& GemmOp::schedule() const { return ready(impl_).sched; }
 int GemmOp::ctas() const { return ready(impl_).ctas; }
 const GemmArgs& GemmOp::args() const { return ready(impl_).args; }
 const GemmConfig& GemmOp::config() const { return ready(impl_).config; }

@@ -33,12 +33,56 @@ struct GemmConfig {
   // fastest) makes the CTAs running at the same time share B's column tiles in L2: for the MLP's
   // skinny GEMMs (M = tokens << N, K) it reads the weights once instead of once per row block.
   OrderKind order = OrderKind::ColumnMajor;
+  // Stream-K (work_schedule.hpp): whole waves of tiles data-parallel, the last partial wave's
+  // iterations shared evenly by all CTAs (segments reduced in order by the last to arrive:
+  // deterministic). Excludes splits > 1.
+  bool stream_k = false;
   std::string name() const {
     return "128x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
+           (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
+
+// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "128x128-streamk"). Returns an
+// empty string, or what is wrong with the text.
+inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
+  GemmConfig c;
+  size_t p = 0;
+  auto number = [&](int& v) {
+    size_t q = p;
+    while (q < text.size() && text[q] >= '0' && text[q] <= '9') ++q;
+    if (q == p || q - p > 6) return false;
+    v = std::stoi(text.substr(p, q - p));
+    p = q;
+    return true;
+  };
+  if (text.compare(0, 4, "128x") != 0) return "a tile config starts with 128x<tile_n> (got '" + text + "')";
+  p = 4;
+  if (!number(c.tile_n)) return "no tile width after 128x in '" + text + "'";
+  while (p < text.size()) {
+    if (text[p] != '-') return "expected '-' at offset " + std::to_string(p) + " of '" + text + "'";
+    ++p;
+    if (text.compare(p, 7, "streamk") == 0) {
+      c.stream_k = true;
+      p += 7;
+    } else if (text.compare(p, 8, "rowmajor") == 0) {
+      c.order = OrderKind::RowMajor;
+      p += 8;
+    } else if (text.compare(p, 2, "sk") == 0) {
+      p += 2;
+      if (!number(c.splits)) return "no split count after -sk in '" + text + "'";
+    } else if (text.compare(p, 1, "c") == 0) {
+      p += 1;
+      if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
+    } else {
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -sk<N> -streamk -c<N> -rowmajor)";
+    }
+  }
+  out = c;
+  return "";
+}
 
 constexpr int kTileM = 128;
 constexpr int kTileK = 64;

@@ -25,7 +25,8 @@ class GemmKernel final : public GemmKernelBase {
       throw std::runtime_error(std::string("hopper gemm: cannot reserve shared memory: ") + cudaGetErrorString(e));
   }
 
-  void set_problem(const GemmArgs& a, int splits, void* partials, unsigned long long* arrivals) override {
+  void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
+                   unsigned long long* arrivals) override {
     using namespace cute;
     typename Mainloop::Arguments ma{};
     ma.ptr_A = reinterpret_cast<const Element*>(a.A);
@@ -39,8 +40,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
     params_.D = reinterpret_cast<Element*>(a.D);
     params_.act = a.act;
-    params_.splits = splits;
-    params_.k_tiles = int(ceil_div(uint32_t(a.K), uint32_t(kTileK)));
+    params_.sched = sched;
     params_.partials = reinterpret_cast<float2*>(partials);
     params_.arrivals = arrivals;
   }

@@ -1,5 +1,6 @@
 // braid's Hopper GEMM kernel: TMA loads, wgmma, one producer warp + two consumer warpgroups
-// (warp-specialized, cooperative 128 x tile_n tiles), persistent over (tile, split) work units, with
+// (warp-specialized, cooperative 128 x tile_n tiles), persistent over work units (whole tiles, split-K
+// or stream-K segments of tiles; work_schedule.hpp), with
 // braid's tile synchronization in its two natural places:
 //
 //   producer (one elected lane): for each k-tile
@@ -56,6 +57,12 @@ struct GemmTraits {
   static constexpr int kConsumerThreads = 256;  // two warpgroups of 64 rows each
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
+  // Register split (setmaxnreg; 0 = keep the compiler's 168 of a 384-thread CTA). 128 x 128 tiles need
+  // no more than 168 anywhere; 128 x 256 tiles hold 128 accumulators per consumer thread. The
+  // producer's share must hold its loop without spills (40 did not: its TMA issue starved the MMAs).
+  // 128 * producer + 256 * consumer <= 65536.
+  static constexpr int kProducerRegs = TileN == 256 ? 40 : 0;
+  static constexpr int kConsumerRegs = TileN == 256 ? 232 : 0;
 
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
@@ -71,12 +78,81 @@ struct GemmTraits {
     int n_out;         // D's width: N, or N/2 for SwiGLU
     Element* D;
     Activation act;
-    int splits, k_tiles;
-    float2* partials;                 // split-K workspace: [tile][split][tile values]
-    unsigned long long* arrivals;     // split-K: cumulative arrivals per tile (never reset)
+    WorkSchedule sched;               // data-parallel / split-K / stream-K units of the CTAs
+    float2* partials;                 // workspace: [slot][tile values] (tiles cut into segments)
+    unsigned long long* arrivals;     // cumulative segment arrivals per tile position (never reset)
     StageParams sp;                   // sp.grid: output tile grid; sp.shape: 128 x output tile cols
   };
 };
+
+// The producer warp's loop over this CTA's work units: for each k-tile, acquire a pipeline stage,
+// [R] load B (weights), [kWait] wait for the A columns this k-tile reads, then load A.
+template <class Traits, bool kWait>
+__device__ __forceinline__ void produce(const typename Traits::Params& p, typename Traits::SharedStorage& smem,
+                                        typename Traits::Pipeline& pipeline, const PersistentScheduler& sched,
+                                        int lane) {
+  using namespace cute;
+  using Mainloop = typename Traits::Mainloop;
+  using Pipeline = typename Traits::Pipeline;
+  using PipelineState = typename Traits::PipelineState;
+  const StageParams& sp = p.sp;
+  Mainloop mainloop;
+  auto load_inputs = mainloop.load_init(make_shape(p.M, p.N, p.K, 1), p.mainloop);
+  Tensor gA_mkl = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
+  Tensor gB_nkl = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k, l)
+  Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
+  Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
+  auto tma_a = p.mainloop.tma_load_a.get_slice(0);
+  auto tma_b = p.mainloop.tma_load_b.get_slice(0);
+  Tensor tAsA = tma_a.partition_D(sA);
+  Tensor tBsB = tma_b.partition_D(sB);
+  const bool weights_first = !kWait || sp.has(kWeightsFirst);
+  const uint64_t epoch = smem.bs.epoch;
+  ColumnWaiterWarp waiter;
+  bool ok = true;
+  PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+  ScheduledUnit w;
+  for (auto cur = sched.begin(); sched.next(cur, w);) {
+    Tensor tAgA = tma_a.partition_S(gA_mkl(_, _, int(w.tile.y), _, 0));
+    Tensor tBgB = tma_b.partition_S(gB_nkl(_, _, int(w.tile.x), _, 0));
+    uint32_t r0 = 0, r1 = 0, c_last = 0;
+    uint64_t wait_ns = 0;
+    if constexpr (kWait) {
+      r0 = w.tile.y * kTileM;
+      r1 = min(r0 + kTileM, uint32_t(p.M)) - 1;
+      waiter.reset(uint32_t(w.k_begin) * kTileK);
+      c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
+    }
+    for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
+      const int stage = write.index();
+      if (lane == 0) {
+        pipeline.producer_acquire(write);
+        if (weights_first)
+          copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
+               tBsB(_, _, _, stage));
+      }
+      if constexpr (kWait) {
+        if (ok) {
+          bool acquired = false;
+          const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
+          ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
+          if (acquired && lane == 0) ptx::fence_proxy_async_global();
+          // On failure (bounded wait timed out, or another wait failed) keep loading without
+          // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
+          // recorded SyncError.
+        }
+      }
+      if (lane == 0) {
+        auto* bar = pipeline.producer_get_barrier(write);
+        copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+        if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+      }
+      ++write;
+    }
+    if constexpr (kWait)
+      if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
+  }
+}
 
 template <class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
@@ -111,67 +187,22 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   const bool sync = sp.has(kSync);
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
-  const PersistentScheduler sched(sp, uint32_t(p.splits), p.k_tiles);
+  const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
-  auto problem = make_shape(p.M, p.N, p.K, 1);
 
   if (warp_group == 0) {
     // ------------------------------------------------------------------ producer warp
-    cutlass::arch::warpgroup_reg_dealloc<40>();
+    if constexpr (Traits::kProducerRegs > 0) cutlass::arch::warpgroup_reg_dealloc<Traits::kProducerRegs>();
     if (warp_in_group == 0) {  // the whole warp walks the loop: it probes semaphores, lane 0 issues TMA
-      auto load_inputs = mainloop.load_init(problem, p.mainloop);
-      Tensor gA_mkl = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
-      Tensor gB_nkl = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k, l)
-      Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
-      Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
-      auto tma_a = p.mainloop.tma_load_a.get_slice(0);
-      auto tma_b = p.mainloop.tma_load_b.get_slice(0);
-      Tensor tAsA = tma_a.partition_D(sA);
-      Tensor tBsB = tma_b.partition_D(sB);
-      const bool wait_a = sync && sp.num_inputs > 0;
-      const bool weights_first = sp.has(kWeightsFirst);
-      const uint64_t epoch = smem.bs.epoch;
-      ColumnWaiterWarp waiter;
-      bool ok = true;
-      PipelineState write = cutlass::make_producer_start_state<Pipeline>();
-      for (uint32_t u = sched.first(); sched.valid(u); u = sched.next(u)) {
-        const WorkUnit w = sched.unit(u);
-        Tensor tAgA = tma_a.partition_S(gA_mkl(_, _, int(w.tile.y), _, 0));
-        Tensor tBgB = tma_b.partition_S(gB_nkl(_, _, int(w.tile.x), _, 0));
-        const uint32_t r0 = w.tile.y * kTileM, r1 = min(r0 + kTileM, uint32_t(p.M)) - 1;
-        waiter.reset(uint32_t(w.k_begin) * kTileK);
-        const uint32_t c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
-        uint64_t wait_ns = 0;
-        for (int k = w.k_begin; k < w.k_end; ++k) {
-          const int stage = write.index();
-          if (lane == 0) {
-            pipeline.producer_acquire(write);
-            if (weights_first)
-              copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
-                   tBsB(_, _, _, stage));
-          }
-          if (wait_a && ok) {
-            bool acquired = false;
-            const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
-            ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
-            if (acquired && lane == 0) ptx::fence_proxy_async_global();
-            // On failure (bounded wait timed out, or another wait failed) keep loading without
-            // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
-            // recorded SyncError.
-          }
-          if (lane == 0) {
-            auto* bar = pipeline.producer_get_barrier(write);
-            copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
-            if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
-          }
-          ++write;
-        }
-        if (lane == 0 && sp.trace != nullptr && w.split == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
-      }
+      // Two instantiations of the loop: the one that waits carries the semaphore probing; the plain
+      // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
+      // few registers hold it without spilling and the TMA loads issue back to back.
+      if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched, lane);
+      else produce<Traits, false>(p, smem, pipeline, sched, lane);
     }
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
-    cutlass::arch::warpgroup_reg_alloc<232>();
+    if constexpr (Traits::kConsumerRegs > 0) cutlass::arch::warpgroup_reg_alloc<Traits::kConsumerRegs>();
     const int t = threadIdx.x - Traits::kProducerThreads;  // 0..255
     typename Traits::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_thread_slice(t);
@@ -179,29 +210,31 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     constexpr int kTileValues = kTileM * kTileN;
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
-    for (uint32_t u = sched.first(); sched.valid(u); u = sched.next(u)) {
-      const WorkUnit w = sched.unit(u);
+    ScheduledUnit w;
+    for (auto cur = sched.begin(); sched.next(cur, w);) {
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
-      const int k_count = w.k_end - w.k_begin;
+      const int k_count = int(w.k_end - w.k_begin);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
 
       const int m0 = int(w.tile.y) * kTileM;
-      if (p.splits > 1) {
-        float2* tile_ws = p.partials + size_t(w.tile_lin) * p.splits * (kTileValues / 2);
-        detail::store_partial(accum, coord, tile_ws + size_t(w.split) * (kTileValues / 2), t, p.M, m0);
-        __threadfence();
+      if (w.nseg > 1) {  // the tile is cut into segments: the last to arrive sums them in order
+        float2* tile_ws = p.partials + size_t(w.slot) * (kTileValues / 2);
+        detail::store_partial(accum, coord, tile_ws + size_t(w.seg) * (kTileValues / 2), t, p.M, m0);
+        // One thread's acq_rel arrival, between two CTA barriers, publishes every consumer thread's
+        // partial stores (release, cumulative through the barrier) and, for the last to arrive, makes
+        // the other segments' partials visible to the whole CTA (acquire). No per-thread fences: a
+        // fence.sc per thread per segment cost tens of microseconds per work unit under load.
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (t == 0) {
-          const unsigned long long prev = atomicAdd(p.arrivals + w.tile_lin, 1ull);
-          smem.reduce_here = (prev + 1) % uint64_t(p.splits) == 0;
-          __threadfence();
+          const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);
+          smem.reduce_here = (prev + 1) % uint64_t(w.nseg) == 0;
         }
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (!smem.reduce_here) continue;
-        detail::reduce_partials(accum, coord, tile_ws, p.splits, int(w.split), t, p.M, m0, kTileValues / 2);
+        detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2);
       }
       detail::store_tile(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out);
       ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done

@@ -13,6 +13,7 @@
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
+#include "braid/kernels/hopper/work_schedule.hpp"
 
 namespace braid {
 struct LaunchCtx;
@@ -33,9 +34,10 @@ struct GemmArgs {
 class GemmKernelBase {
  public:
   virtual ~GemmKernelBase() = default;
-  // Builds the kernel parameters (TMA descriptors) for the problem; workspace pointers may be null
-  // when splits == 1.
-  virtual void set_problem(const GemmArgs& a, int splits, void* partials, unsigned long long* arrivals) = 0;
+  // Builds the kernel parameters (TMA descriptors) for the problem and its work schedule; workspace
+  // pointers may be null when no tile is cut into segments.
+  virtual void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
+                           unsigned long long* arrivals) = 0;
   virtual void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) = 0;
   virtual size_t smem_bytes() const = 0;
 };
@@ -58,7 +60,8 @@ class GemmOp {
   // The output tile grid and tile shape as braid sees them (x: column tiles of D, y: row tiles).
   Grid grid() const;
   TileShape tile() const;
-  int units() const;  // tiles x splits
+  int units() const;  // work units (whole tiles and tile segments)
+  const WorkSchedule& schedule() const;
   int ctas() const;   // persistent CTAs launched
   const GemmArgs& args() const;
   const GemmConfig& config() const;

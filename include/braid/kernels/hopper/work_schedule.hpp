@@ -1,0 +1,148 @@
+// How braid's persistent Hopper GEMM divides its work among the CTAs: plain index math, the same on
+// the host (workspace sizing, CPU tests) and on the device (the kernel's producer and consumers).
+//
+// The work is tiles x k_tiles MMA iterations. A work unit is one tile's contiguous k-range
+// (a "segment"); a tile done in one unit needs no workspace, a tile cut into n segments gets n
+// workspace slots, and the last segment to arrive sums them in segment order (deterministic).
+//
+//   DataParallel  every tile is one unit; CTA b takes positions b, b + G, b + 2G, ... of the tile order
+//   SplitK        every tile is `splits` equal segments; CTA b takes units b, b + G, ... (unit u: tile
+//                 position u / splits, segment u % splits)
+//   StreamK       the whole waves of tiles are data-parallel (round-robin as above); the tiles of the
+//                 last, partial wave share their iterations evenly among the CTAs: CTA b takes the
+//                 contiguous iterations [b*I/G', (b+1)*I/G') of the tail (I = tail tiles x k_tiles),
+//                 cut where tiles end. No SM idles in a tail wave, and when there are fewer tiles than
+//                 SMs (small token counts) every SM streams the weights.
+//
+// Whatever the decomposition, the tiles still start in the stage's braid order: data-parallel tiles
+// round-robin by position, the stream-K tail after them. The producer warp and the consumer
+// warpgroups of a CTA walk the same unit sequence with their own cursors.
+#pragma once
+#include <cstdint>
+
+#include "braid/core/types.hpp"
+
+namespace braid::hopper {
+
+enum class Decomposition : uint8_t { DataParallel = 0, SplitK = 1, StreamK = 2 };
+
+struct WorkUnit {
+  uint32_t pos = 0;               // position of the tile in the stage's tile order
+  uint32_t k_begin = 0, k_end = 0;  // k-tile range [k_begin, k_end)
+  uint32_t seg = 0, nseg = 1;     // this unit's segment of the tile, and the tile's number of segments
+  uint32_t slot = 0;              // the tile's first workspace slot (segment s uses slot + s); nseg > 1 only
+};
+
+struct WorkSchedule {
+  Decomposition kind = Decomposition::DataParallel;
+  uint32_t tiles = 0, k_tiles = 0;
+  uint32_t ctas = 1;       // persistent CTAs (G)
+  uint32_t splits = 1;     // SplitK: segments per tile
+  uint32_t dp_tiles = 0;   // StreamK: tile positions [0, dp_tiles) are whole units, round-robin
+  uint32_t sk_ctas = 0;    // StreamK: CTAs [0, sk_ctas) share the tail (G' <= G)
+  uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
+
+  struct Cursor {
+    uint32_t u = 0;  // next data-parallel / split-K unit index
+    uint64_t g = 0;  // next stream-K tail iteration
+    uint64_t g_end = 0;
+  };
+
+  // --- construction (host) ---------------------------------------------------------------------
+  // min_sk_iters: the stream-K tail is spread over at most (tail iterations / min_sk_iters) CTAs, so
+  // that no segment is so short that its fixup costs more than it saves.
+  static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
+                           uint32_t min_sk_iters = 4) {
+    WorkSchedule s;
+    s.kind = kind;
+    s.tiles = tiles;
+    s.k_tiles = k_tiles;
+    s.ctas = ctas < 1 ? 1 : ctas;
+    if (kind == Decomposition::SplitK) {
+      s.splits = splits < 1 ? 1 : splits;
+      s.max_segs = s.splits;
+    } else if (kind == Decomposition::StreamK) {
+      const uint32_t rem = tiles % s.ctas;
+      s.dp_tiles = tiles - rem;
+      const uint64_t tail = uint64_t(rem) * k_tiles;
+      uint64_t g = min_sk_iters < 1 ? tail : tail / min_sk_iters;
+      if (g < 1) g = 1;
+      s.sk_ctas = rem == 0 ? 0 : uint32_t(g < s.ctas ? g : s.ctas);
+      s.max_segs = 1;
+      for (uint32_t t = 0; t < rem; ++t) {
+        const uint32_t n = s.tail_segments(t);
+        if (n > s.max_segs) s.max_segs = n;
+      }
+    }
+    return s;
+  }
+
+  // --- queries (host and device) -----------------------------------------------------------------
+  // Persistent CTAs that get any work (a launch needs no more).
+  BRAID_HD uint32_t busy_ctas() const {
+    const uint64_t units = kind == Decomposition::SplitK ? uint64_t(tiles) * splits : tiles;
+    if (kind == Decomposition::StreamK && dp_tiles == 0) return sk_ctas;
+    return uint32_t(units < ctas ? units : ctas);
+  }
+  BRAID_HD uint64_t tail_iters() const { return uint64_t(tiles - dp_tiles) * k_tiles; }
+  // First tail iteration of CTA b (b <= sk_ctas).
+  BRAID_HD uint64_t tail_start(uint32_t b) const { return uint64_t(b) * tail_iters() / sk_ctas; }
+  // The CTA whose tail range holds iteration g.
+  BRAID_HD uint32_t tail_owner(uint64_t g) const { return uint32_t(((g + 1) * sk_ctas - 1) / tail_iters()); }
+  // Segments of tail tile t (0-based within the tail).
+  BRAID_HD uint32_t tail_segments(uint32_t t) const {
+    const uint64_t first = uint64_t(t) * k_tiles;
+    return tail_owner(first + k_tiles - 1) - tail_owner(first) + 1;
+  }
+  // Workspace slots (each holds one tile's fp32 partial sums).
+  BRAID_HD uint64_t workspace_slots() const {
+    if (kind == Decomposition::SplitK) return splits > 1 ? uint64_t(tiles) * splits : 0;
+    if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs : 0;
+    return 0;
+  }
+
+  // --- iteration (host and device): for (c = begin(b); next(b, c, w);) ... ----------------------
+  BRAID_HD Cursor begin(uint32_t b) const {
+    Cursor c;
+    c.u = b;
+    if (kind == Decomposition::StreamK && b < sk_ctas) {
+      c.g = tail_start(b);
+      c.g_end = tail_start(b + 1);
+    }
+    return c;
+  }
+
+  BRAID_HD bool next(Cursor& c, WorkUnit& w) const {
+    const uint32_t seg_count = kind == Decomposition::SplitK ? splits : 1;
+    const uint64_t dp_units = kind == Decomposition::StreamK ? uint64_t(dp_tiles) : uint64_t(tiles) * seg_count;
+    if (c.u < dp_units) {
+      w.pos = c.u / seg_count;
+      w.seg = c.u % seg_count;
+      w.nseg = seg_count;
+      w.k_begin = uint32_t(uint64_t(w.seg) * k_tiles / seg_count);
+      w.k_end = uint32_t(uint64_t(w.seg + 1) * k_tiles / seg_count);
+      w.slot = w.pos * seg_count;
+      c.u += ctas;
+      return true;
+    }
+    if (c.g >= c.g_end) return false;
+    const uint32_t t = uint32_t(c.g / k_tiles);
+    const uint64_t first = uint64_t(t) * k_tiles;
+    w.pos = dp_tiles + t;
+    w.k_begin = uint32_t(c.g - first);
+    const uint64_t end = c.g_end < first + k_tiles ? c.g_end : first + k_tiles;
+    w.k_end = uint32_t(end - first);
+    const uint32_t owner0 = tail_owner(first);
+    w.seg = tail_owner(c.g) - owner0;
+    w.nseg = tail_owner(first + k_tiles - 1) - owner0 + 1;
+    w.slot = t * max_segs;
+    c.g = end;
+    return true;
+  }
+};
+
+inline const char* decomposition_name(Decomposition d) {
+  return d == Decomposition::DataParallel ? "data-parallel" : d == Decomposition::SplitK ? "split-k" : "stream-k";
+}
+
+}  // namespace braid::hopper

@@ -1,0 +1,35 @@
+// GemmConfig names round-trip through parse_gemm_config (the autotuner cache and braid-gemm read
+// them back), and malformed names are refused with a reason.
+#include <gtest/gtest.h>
+
+#include "braid/kernels/hopper/gemm_config.hpp"
+
+using namespace braid;
+using namespace braid::hopper;
+
+TEST(GemmConfig, NamesRoundTrip) {
+  std::vector<GemmConfig> configs = {{128, 1, 0, OrderKind::ColumnMajor}, {256, 3, 0, OrderKind::ColumnMajor},
+                                     {128, 1, 66, OrderKind::RowMajor}, {256, 12, 7, OrderKind::RowMajor}};
+  GemmConfig sk{256, 1, 0, OrderKind::RowMajor};
+  sk.stream_k = true;
+  configs.push_back(sk);
+  for (const GemmConfig& c : configs) {
+    GemmConfig back;
+    ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
+    EXPECT_EQ(back.tile_n, c.tile_n) << c.name();
+    EXPECT_EQ(back.splits, c.splits) << c.name();
+    EXPECT_EQ(back.ctas, c.ctas) << c.name();
+    EXPECT_EQ(back.order, c.order) << c.name();
+    EXPECT_EQ(back.stream_k, c.stream_k) << c.name();
+    EXPECT_EQ(back.name(), c.name());
+  }
+}
+
+TEST(GemmConfig, MalformedNamesAreRefused) {
+  GemmConfig c;
+  for (const char* bad : {"", "64x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk",
+                          "128x128-c"}) {
+    const std::string why = parse_gemm_config(bad, c);
+    EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
+  }
+}

@@ -1,0 +1,168 @@
+// The Hopper GEMM's work decomposition (data-parallel, split-K, stream-K): every (tile, k-tile)
+// iteration is computed exactly once; a tile's segments are numbered 0..nseg-1 in k order and agree
+// on nseg and on their workspace slots; slots of different tiles never overlap; stream-K balances
+// the tail to within one iteration per CTA and never leaves a CTA of the tail wave idle.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/kernels/hopper/work_schedule.hpp"
+
+using namespace braid::hopper;
+
+namespace {
+
+struct Walk {
+  std::vector<std::vector<WorkUnit>> per_cta;
+};
+
+Walk walk(const WorkSchedule& s) {
+  Walk w;
+  w.per_cta.resize(s.ctas);
+  for (uint32_t b = 0; b < s.ctas; ++b) {
+    WorkUnit u;
+    for (auto c = s.begin(b); s.next(c, u);) w.per_cta[b].push_back(u);
+  }
+  return w;
+}
+
+std::string describe(const WorkSchedule& s) {
+  return std::string(decomposition_name(s.kind)) + " tiles=" + std::to_string(s.tiles) +
+         " k_tiles=" + std::to_string(s.k_tiles) + " ctas=" + std::to_string(s.ctas) +
+         " splits=" + std::to_string(s.splits);
+}
+
+// The invariants every decomposition must keep; returns the iterations each CTA does.
+std::vector<uint64_t> check_invariants(const WorkSchedule& s) {
+  SCOPED_TRACE(describe(s));
+  const Walk w = walk(s);
+  std::vector<std::vector<int>> covered(s.tiles, std::vector<int>(s.k_tiles, 0));
+  std::map<uint32_t, std::vector<WorkUnit>> by_tile;
+  std::vector<uint64_t> iters(s.ctas, 0);
+  for (uint32_t b = 0; b < s.ctas; ++b) {
+    for (const WorkUnit& u : w.per_cta[b]) {
+      EXPECT_LT(u.pos, s.tiles);
+      EXPECT_LT(u.k_begin, u.k_end) << "empty unit";
+      EXPECT_LE(u.k_end, s.k_tiles);
+      EXPECT_LT(u.seg, u.nseg);
+      for (uint32_t k = u.k_begin; k < u.k_end && u.pos < s.tiles; ++k) ++covered[u.pos][k];
+      iters[b] += u.k_end - u.k_begin;
+      by_tile[u.pos].push_back(u);
+    }
+  }
+  for (uint32_t t = 0; t < s.tiles; ++t)
+    for (uint32_t k = 0; k < s.k_tiles; ++k) EXPECT_EQ(covered[t][k], 1) << "tile " << t << " k " << k;
+  // Segments: 0..n-1 once each, ascending k, one nseg, one slot base; slot ranges disjoint.
+  std::vector<std::pair<uint64_t, uint64_t>> slot_ranges;
+  for (auto& [pos, units] : by_tile) {
+    std::sort(units.begin(), units.end(), [](const WorkUnit& a, const WorkUnit& b) { return a.seg < b.seg; });
+    const uint32_t n = units.front().nseg;
+    EXPECT_EQ(units.size(), n) << "tile " << pos;
+    if (units.size() != n) continue;
+    for (uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(units[i].seg, i);
+      EXPECT_EQ(units[i].nseg, n);
+      EXPECT_EQ(units[i].slot, units[0].slot);
+      if (i > 0) EXPECT_EQ(units[i].k_begin, units[i - 1].k_end) << "segments in k order";
+    }
+    if (n > 1) {
+      EXPECT_LE(uint64_t(units[0].slot) + n, s.workspace_slots()) << "tile " << pos;
+      slot_ranges.push_back({units[0].slot, uint64_t(units[0].slot) + n});
+    }
+  }
+  std::sort(slot_ranges.begin(), slot_ranges.end());
+  for (size_t i = 1; i < slot_ranges.size(); ++i) EXPECT_LE(slot_ranges[i - 1].second, slot_ranges[i].first);
+  // Each CTA's units come in tile-order position order (the braid order is kept).
+  for (uint32_t b = 0; b < s.ctas; ++b)
+    for (size_t i = 1; i < w.per_cta[b].size(); ++i) EXPECT_LE(w.per_cta[b][i - 1].pos, w.per_cta[b][i].pos);
+  return iters;
+}
+
+}  // namespace
+
+TEST(WorkSchedule, DataParallelIsRoundRobinOverTheOrder) {
+  const WorkSchedule s = WorkSchedule::make(Decomposition::DataParallel, 300, 12, 132);
+  check_invariants(s);
+  const Walk w = walk(s);
+  ASSERT_EQ(w.per_cta[5].size(), 3u);  // 300 tiles on 132 CTAs: CTA 5 takes 5, 137, 269
+  EXPECT_EQ(w.per_cta[5][1].pos, 137u);
+  EXPECT_EQ(w.per_cta[40].size(), 2u);
+  EXPECT_EQ(s.workspace_slots(), 0u);
+}
+
+TEST(WorkSchedule, SplitKSegmentsAreBalanced) {
+  const WorkSchedule s = WorkSchedule::make(Decomposition::SplitK, 48, 192, 132, 5);
+  check_invariants(s);
+  const Walk w = walk(s);
+  EXPECT_EQ(w.per_cta[0][0].k_end - w.per_cta[0][0].k_begin, 38u);  // 192 / 5 = 38.4
+  EXPECT_EQ(s.workspace_slots(), 48u * 5);
+}
+
+TEST(WorkSchedule, StreamKFillsEverySmWhenTilesAreFewerThanSms) {
+  // GPT-3 GEMM 2 at T <= 128: 96 tiles of 128 x 128, K = 6144 (96 k-tiles), 132 SMs.
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 96, 96, 132);
+  EXPECT_EQ(s.dp_tiles, 0u);
+  EXPECT_EQ(s.sk_ctas, 132u);
+  EXPECT_EQ(s.busy_ctas(), 132u);
+  const auto iters = check_invariants(s);
+  const auto [lo, hi] = std::minmax_element(iters.begin(), iters.end());
+  EXPECT_LE(*hi - *lo, 1u);  // 9216 iterations / 132 CTAs: 69 or 70 each
+  EXPECT_EQ(*hi, 70u);
+  EXPECT_GE(s.max_segs, 2u);
+  EXPECT_LE(s.max_segs, 3u);
+}
+
+TEST(WorkSchedule, StreamKKeepsWholeWavesDataParallel) {
+  // GPT-3 GEMM 1 at T = 768 with 128 x 256 tiles: 6 x 24 = 144 tiles on 132 SMs -> 132 whole tiles,
+  // 12 tiles' iterations over the 132 CTAs (instead of a second wave of 12 tiles on 12 SMs).
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 144, 192, 132);
+  EXPECT_EQ(s.dp_tiles, 132u);
+  EXPECT_EQ(s.sk_ctas, 132u);
+  const auto iters = check_invariants(s);
+  const auto [lo, hi] = std::minmax_element(iters.begin(), iters.end());
+  EXPECT_EQ(*lo, 192u + 17u);  // 12 * 192 / 132 = 17.45
+  EXPECT_EQ(*hi, 192u + 18u);
+  const Walk w = walk(s);
+  EXPECT_EQ(w.per_cta[7][0].pos, 7u);  // the data-parallel wave first, in the braid order
+  EXPECT_EQ(w.per_cta[7][0].nseg, 1u);
+}
+
+TEST(WorkSchedule, StreamKTailIsNotCutFinerThanTheMinimum) {
+  // 3 tiles x 8 k-tiles on 132 CTAs with at least 4 iterations per CTA: 6 CTAs share the tail.
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 3, 8, 132, 1, 4);
+  EXPECT_EQ(s.sk_ctas, 6u);
+  EXPECT_EQ(s.busy_ctas(), 6u);
+  check_invariants(s);
+}
+
+TEST(WorkSchedule, NoRemainderMeansPureDataParallel) {
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 264, 50, 132);
+  EXPECT_EQ(s.dp_tiles, 264u);
+  EXPECT_EQ(s.sk_ctas, 0u);
+  EXPECT_EQ(s.workspace_slots(), 0u);
+  check_invariants(s);
+}
+
+TEST(WorkSchedule, RandomShapesKeepEveryInvariant) {
+  std::mt19937 rng(20261122);
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t tiles = 1 + rng() % 400, k_tiles = 1 + rng() % 200, ctas = 1 + rng() % 140;
+    const Decomposition kind = Decomposition(rng() % 3);
+    const uint32_t splits = kind == Decomposition::SplitK ? 1 + rng() % std::min<uint32_t>(k_tiles, 12) : 1;
+    const WorkSchedule s = WorkSchedule::make(kind, tiles, k_tiles, ctas, splits, 1 + rng() % 8);
+    const auto iters = check_invariants(s);
+    if (kind == Decomposition::StreamK && s.sk_ctas > 0) {
+      // The tail CTAs differ by at most one iteration beyond their data-parallel tiles.
+      std::vector<uint64_t> tail;
+      const uint32_t waves = s.dp_tiles / s.ctas;
+      for (uint32_t b = 0; b < s.sk_ctas; ++b) tail.push_back(iters[b] - uint64_t(waves) * k_tiles);
+      const auto [lo, hi] = std::minmax_element(tail.begin(), tail.end());
+      EXPECT_LE(*hi - *lo, 1u) << describe(s);
+    }
+    if (HasFailure()) break;
+  }
+}

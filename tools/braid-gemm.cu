@@ -1,0 +1,239 @@
+// braid-gemm: one GEMM, D[M,N] = act(A[M,K] . B[K,N]), through braid's Hopper kernel in the given
+// tile configurations and through cuBLASLt (best algorithm), each checked against an fp32 reference
+// of two rows and timed (CUDA events, median, L2 flushed). For sweeping configurations quickly and
+// for profilers (ncu --launch-skip/--launch-count on one configuration).
+//
+//   braid-gemm --m 1,64,1024 --n 12288 --k 6144 [--act none|gelu] [--dtype fp16|bf16]
+//              [--configs 128x128,128x128-streamk,128x256-sk2 | all] [--reps N] [--no-cublas]
+#include <cuda_bf16.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/bench/cublaslt_gemm.cuh"
+#include "braid/bench/harness.cuh"
+#ifdef BRAID_HAVE_HOPPER
+#include "braid/kernels/hopper/gemm_op.hpp"
+#endif
+#ifdef BRAID_HAVE_CUTLASS
+#include "cutlass/sm90_gemm.hpp"
+#endif
+
+using namespace braid;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t p = 0; p <= s.size();) {
+    const size_t q = std::min(s.find(',', p), s.size());
+    if (q > p) out.push_back(s.substr(p, q - p));
+    p = q + 1;
+  }
+  return out;
+}
+
+float to_float(uint16_t b, bool bf16) {
+  if (!bf16) {
+    __half h;
+    std::memcpy(&h, &b, 2);
+    return __half2float(h);
+  }
+  const uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t from_float(float f, bool bf16) {
+  uint16_t b;
+  if (!bf16) {
+    const __half h = __float2half_rn(f);
+    std::memcpy(&b, &h, 2);
+  } else {
+    const __nv_bfloat16 h = __float2bfloat16_rn(f);
+    std::memcpy(&b, &h, 2);
+  }
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> ms = {1};
+  int N = 12288, K = 6144, reps = 20;
+  std::string act = "none", dtype = "fp16", configs = "all";
+  bool cublas = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "error: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--m") {
+      ms.clear();
+      for (const auto& t : split(next())) ms.push_back(std::atoi(t.c_str()));
+    } else if (a == "--n") N = std::atoi(next().c_str());
+    else if (a == "--k") K = std::atoi(next().c_str());
+    else if (a == "--act") act = next();
+    else if (a == "--dtype") dtype = next();
+    else if (a == "--configs") configs = next();
+    else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--no-cublas") cublas = false;
+    else {
+      std::fprintf(stderr,
+                   "usage: braid-gemm --m M1,M2 --n N --k K [--act none|gelu] [--dtype fp16|bf16] "
+                   "[--configs NAME,... | all | none] [--reps N] [--no-cublas]\n");
+      return 2;
+    }
+  }
+  for (int m : ms)
+    if (m < 1) { std::fprintf(stderr, "error: --m values must be positive\n"); return 2; }
+  if (N < 8 || K < 8 || N % 8 || K % 8) { std::fprintf(stderr, "error: N and K must be positive multiples of 8\n"); return 2; }
+  if (act != "none" && act != "gelu") { std::fprintf(stderr, "error: --act must be none or gelu\n"); return 2; }
+  if (dtype != "fp16" && dtype != "bf16") { std::fprintf(stderr, "error: --dtype must be fp16 or bf16\n"); return 2; }
+  if (reps < 3) { std::fprintf(stderr, "error: --reps must be >= 3\n"); return 2; }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf(stderr, "braid-gemm: no CUDA device found\n");
+    return 3;
+  }
+#ifndef BRAID_HAVE_HOPPER
+  std::fprintf(stderr, "braid-gemm: built without CUTLASS (run scripts/setup.sh)\n");
+  return 3;
+#else
+  const bool bf16 = dtype == "bf16";
+  const bool gelu = act == "gelu";
+  try {
+    cudaStream_t s;
+    BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    int sms = 0;
+    BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int Mmax = *std::max_element(ms.begin(), ms.end());
+    std::mt19937 rng(20261122);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    std::vector<uint16_t> hA(size_t(Mmax) * K), hB(size_t(K) * N);
+    for (auto& v : hA) v = from_float(nd(rng), bf16);
+    for (auto& v : hB) v = from_float(nd(rng) / std::sqrt(float(K)), bf16);
+    void *A, *B, *D, *ws;
+    BRAID_CUDA_CHECK(cudaMalloc(&A, hA.size() * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&B, hB.size() * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&D, size_t(Mmax) * N * 2));
+    const size_t ws_bytes = size_t(64) << 20;
+    BRAID_CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
+    BRAID_CUDA_CHECK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+    BRAID_CUDA_CHECK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    cublasLtHandle_t lt;
+    BRAID_CUBLAS_CHECK(cublasLtCreate(&lt));
+    bench::Timer timer(s);
+    const hopper::DType hdt = bf16 ? hopper::DType::BF16 : hopper::DType::F16;
+    int failures = 0;
+    std::printf("braid-gemm on %s (%d SMs): N=%d K=%d %s %s\n", bench::gpu_name().c_str(), sms, N, K, dtype.c_str(),
+                act.c_str());
+    for (int M : ms) {
+      // fp32 reference of rows 0 and M-1.
+      const std::vector<int> rows = M > 1 ? std::vector<int>{0, M - 1} : std::vector<int>{0};
+      std::vector<std::vector<double>> ref;
+      for (int r : rows) {
+        std::vector<double> acc(N, 0.0);
+        for (int k = 0; k < K; ++k) {
+          const double a = to_float(hA[size_t(r) * K + k], bf16);
+          for (int n = 0; n < N; ++n) acc[n] += a * to_float(hB[size_t(k) * N + n], bf16);
+        }
+        if (gelu)
+          for (auto& v : acc) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+        ref.push_back(acc);
+      }
+      auto error = [&]() {
+        double num = 0, den = 0;
+        std::vector<uint16_t> got(N);
+        for (size_t i = 0; i < rows.size(); ++i) {
+          BRAID_CUDA_CHECK(cudaMemcpy(got.data(), static_cast<uint16_t*>(D) + size_t(rows[i]) * N, size_t(N) * 2,
+                                      cudaMemcpyDeviceToHost));
+          for (int n = 0; n < N; ++n) {
+            const double g = to_float(got[n], bf16);
+            if (!std::isfinite(g)) return 1e30;
+            num += (g - ref[i][n]) * (g - ref[i][n]);
+            den += ref[i][n] * ref[i][n];
+          }
+        }
+        return std::sqrt(num / den);
+      };
+      const double bytes = 2.0 * (double(M) * K + double(K) * N + double(M) * N);
+      const double flops = 2.0 * M * double(K) * N;
+      auto report = [&](const std::string& name, double us, double err, const std::string& extra) {
+        const bool ok = err < 1e-2;
+        if (!ok) ++failures;
+        std::printf("  M=%-5d %-30s %9.1f us %7.2f TB/s %6.0f TFLOP/s  err %.1e%s %s\n", M, name.c_str(), us,
+                    bytes / us * 1e-6, flops / us * 1e-6, err, ok ? "" : "  CHECK FAILED", extra.c_str());
+        std::fflush(stdout);
+      };
+      if (cublas) {
+        bench::LtGemm g(lt, M, K, N, gelu, bf16 ? CUDA_R_16BF : CUDA_R_16F, ws, ws_bytes, B, A, D, s);
+        BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+        g.run(lt, B, A, D, s);
+        BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+        const double err = error();
+        const double us = timer.median_us([&] { g.run(lt, B, A, D, s); }, reps);
+        report("cublaslt-best", us, err, "(" + std::to_string(g.algos_tried) + " algorithms)");
+      }
+#ifdef BRAID_HAVE_CUTLASS
+      if (cublas && !bf16) {  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
+        cutlass_sm90::Gemm g;
+        const std::string why = g.prepare({static_cast<const __half*>(A), static_cast<const __half*>(B),
+                                           static_cast<__half*>(D), M, N, K, gelu});
+        if (why.empty()) {
+          BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+          g.run(s);
+          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+          const double err = error();
+          const double us = timer.median_us([&] { g.run(s); }, reps);
+          report(cutlass_sm90::Gemm::name(), us, err, "");
+        }
+      }
+#endif
+      std::vector<std::string> names;
+      if (configs == "all") {
+        for (int tn : {128, 256})
+          for (const char* suffix : {"", "-rowmajor", "-streamk", "-streamk-rowmajor", "-sk2", "-sk3"})
+            names.push_back("128x" + std::to_string(tn) + suffix);
+      } else if (configs != "none") {
+        names = split(configs);
+      }
+      for (const std::string& name : names) {
+        hopper::GemmConfig c;
+        if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
+          std::fprintf(stderr, "error: %s\n", why.c_str());
+          return 2;
+        }
+        hopper::GemmOp g;
+        const std::string why = g.prepare({hdt, A, B, D, M, N, K, gelu ? hopper::Activation::GeLU : hopper::Activation::None}, c);
+        if (!why.empty()) {
+          std::printf("  M=%-5d %-30s skipped: %s\n", M, name.c_str(), why.c_str());
+          continue;
+        }
+        BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+        g.run(s);
+        BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+        const double err = error();
+        const double us = timer.median_us([&] { g.run(s); }, reps);
+        report(name, us, err, "(" + std::to_string(g.units()) + " units on " + std::to_string(g.ctas()) + " CTAs)");
+      }
+    }
+    if (failures) {
+      std::printf("CHECK FAILED: %d\n", failures);
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "braid-gemm: %s\n", e.what());
+    return 1;
+  }
+#endif
+}
