@@ -62,38 +62,56 @@ __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Act
 // This split's partial sums -> its slot of the tile's workspace.
 template <class Accum, class Coord>
 __device__ __forceinline__ void store_partial(const Accum& accum, const Coord& coord, float2* slot, int t, int M,
-                                              int m0) {
+                                              int m0, int threads) {
   constexpr int kValues = decltype(cute::size(accum))::value;
 #pragma unroll
   for (int i = 0; i < kValues; i += 2)
-    if (m0 + int(cute::get<0>(coord(i))) < M) __stcg(slot + (i / 2) * 256 + t, make_float2(accum(i), accum(i + 1)));
+    if (m0 + int(cute::get<0>(coord(i))) < M) __stcg(slot + (i / 2) * threads + t, make_float2(accum(i), accum(i + 1)));
 }
 
-// accum <- partial_0 + partial_1 + ... + partial_{S-1}, in split order whichever split runs this
-// (bit-identical results however the splits were scheduled). `mine` is this split's index: its
-// partials are still in registers.
+// accum <- partial_0 + partial_1 + ... + partial_{S-1}, in segment order whichever segment runs this
+// (bit-identical results however the segments were scheduled). `mine` is this segment's index: its
+// partials are still in registers. The values go in chunks of kChunk pairs: for each segment the
+// chunk's loads are all issued before any is used, so a chunk costs one L2 round trip per segment
+// (loading and adding pair by pair cost one round trip per pair and segment: tens of microseconds
+// per tile under load).
 template <class Accum, class Coord>
-__device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int splits,
-                                                int mine, int t, int M, int m0, int slot_values) {
-  constexpr int kValues = decltype(cute::size(accum))::value;
+__device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int segs,
+                                                int mine, int t, int M, int m0, int slot_values, int threads) {
+  constexpr int kPairs = decltype(cute::size(accum))::value / 2;
+  constexpr int kChunk = kPairs < 8 ? kPairs : 8;
+  static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
 #pragma unroll
-  for (int i = 0; i < kValues; i += 2) {
-    if (m0 + int(cute::get<0>(coord(i))) >= M) continue;
-    float s0 = 0.f, s1 = 0.f;
-    for (int s = 0; s < splits; ++s) {
-      float2 v;
-      if (s == mine) v = make_float2(accum(i), accum(i + 1));
-      else v = __ldcg(tile_ws + size_t(s) * slot_values + (i / 2) * 256 + t);
-      if (s == 0) {
-        s0 = v.x;
-        s1 = v.y;
+  for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
+    bool live[kChunk];
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j) live[j] = m0 + int(cute::get<0>(coord(2 * (c0 + j)))) < M;
+    float2 sum[kChunk];
+    for (int s = 0; s < segs; ++s) {
+      float2 v[kChunk];
+      if (s == mine) {
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j) v[j] = make_float2(accum(2 * (c0 + j)), accum(2 * (c0 + j) + 1));
       } else {
-        s0 += v.x;
-        s1 += v.y;
+        const float2* src = tile_ws + size_t(s) * slot_values + t;
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j) v[j] = live[j] ? __ldcg(src + (c0 + j) * threads) : make_float2(0.f, 0.f);
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        if (s == 0) {
+          sum[j] = v[j];
+        } else {
+          sum[j].x += v[j].x;
+          sum[j].y += v[j].y;
+        }
       }
     }
-    accum(i) = s0;
-    accum(i + 1) = s1;
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j) {
+      accum(2 * (c0 + j)) = sum[j].x;
+      accum(2 * (c0 + j) + 1) = sum[j].y;
+    }
   }
 }
 

@@ -222,7 +222,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const int m0 = int(w.tile.y) * kTileM;
       if (w.nseg > 1) {  // the tile is cut into segments: the last to arrive sums them in order
         float2* tile_ws = p.partials + size_t(w.slot) * (kTileValues / 2);
-        detail::store_partial(accum, coord, tile_ws + size_t(w.seg) * (kTileValues / 2), t, p.M, m0);
+        detail::store_partial(accum, coord, tile_ws + size_t(w.seg) * (kTileValues / 2), t, p.M, m0,
+                              Traits::kConsumerThreads);
         // One thread's acq_rel arrival, between two CTA barriers, publishes every consumer thread's
         // partial stores (release, cumulative through the barrier) and, for the last to arrive, makes
         // the other segments' partials visible to the whole CTA (acquire). No per-thread fences: a
@@ -234,7 +235,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         }
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (!smem.reduce_here) continue;
-        detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2);
+        detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2,
+                                Traits::kConsumerThreads);
       }
       detail::store_tile(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out);
       ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
