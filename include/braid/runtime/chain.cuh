@@ -84,8 +84,10 @@ class Chain {
                                                             std::to_string(shapes.size()) + " tile shapes for " +
                                                             std::to_string(plan_.stages.size()) + " stages");
     shapes_ = std::move(shapes);
+    consumed_.assign(plan_.stages.size(), false);
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
       inputs_.push_back(plan_.producers_of(int(i)));
+      for (int j : inputs_.back()) consumed_[j] = true;
       BRAID_REQUIRE(inputs_.back().size() <= size_t(kMaxInputs),
                     "stage '" + plan_.stages[i].name + "' has more than " + std::to_string(kMaxInputs) + " producers");
       BRAID_REQUIRE(shapes_[i].rows > 0 && shapes_[i].cols > 0,
@@ -117,7 +119,9 @@ class Chain {
     p.policy = s.policy;
     p.order = s.order;
     p.order.table = d_tables_[i];
-    p.sems = d_sems_[i];
+    // A stage that no stage waits on publishes nothing: each post is a gpu-scope release that stalls
+    // the posting warp (and its warpgroup's next MMA) until the tile's stores are visible.
+    p.sems = consumed_[i] ? d_sems_[i] : nullptr;
     p.state = d_states_ + i;
     p.err = d_err_;
     p.timeout_ns = uint64_t(opt_.timeout_ms * 1e6);
@@ -312,6 +316,7 @@ class Chain {
   ChainOptions opt_;
   std::vector<TileShape> shapes_;
   std::vector<std::vector<int>> inputs_;
+  std::vector<bool> consumed_;  // some stage waits on this stage's tiles
   std::vector<Launcher> launchers_;
   std::function<void(int, StageParams&)> hook_;
   char* base_ = nullptr;
