@@ -5,7 +5,8 @@
 //   floor    max(FLOP/peak, bytes/bandwidth): peak = the best of cuBLAS's and cuBLASLt's algorithms on an
 //            8192^3 GEMM, bandwidth = device-to-device copy, both measured here
 //   peers    cuBLASLt best algorithm (GeLU epilogue; LLaMA: separate SwiGLU kernel) under a CUDA graph;
-//            CUTLASS 4.2 sm90 warp-specialized persistent GEMMs, stream order and PDL alone (fp16)
+//            CUTLASS 4.2 sm90 warp-specialized persistent GEMMs: data-parallel in stream order and with
+//            PDL alone, and Stream-K (fp16)
 //   braid    its Hopper GEMM: per-GEMM tile/split-K configuration search, then the chain variants
 //            (stream order, PDL alone, TileSync/RowSync x PDL/wait kernel, R off) picked by the
 //            autotuner (fastest that passes its check; stream order unless something wins)
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "braid/bench/cublaslt_gemm.cuh"
+#include "braid/bench/half_bits.hpp"
 #include "braid/bench/harness.cuh"
 #include "braid/tune/autotuner.hpp"
 #include "sim/simulator.hpp"
@@ -73,21 +75,8 @@ void fill(void* p, size_t n, uint64_t seed, float scale, DT dt, cudaStream_t s) 
   BRAID_CUDA_CHECK(cudaGetLastError());
 }
 
-float to_float(uint16_t b, DT dt) {
-  if (dt == DT::F16) {
-    __half h;
-    std::memcpy(&h, &b, 2);
-    return __half2float(h);
-  }
-  const uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-float round_to(float f, DT dt) {
-  if (dt == DT::F16) return __half2float(__float2half_rn(f));
-  return __bfloat162float(__float2bfloat16_rn(f));
-}
+float to_float(uint16_t b, DT dt) { return bench::half_bits_to_float(b, dt == DT::BF16); }
+float round_to(float f, DT dt) { return bench::round_to_half(f, dt == DT::BF16); }
 
 std::vector<uint16_t> dl(const void* p, size_t n) {
   std::vector<uint16_t> h(n);
@@ -157,12 +146,13 @@ int main(int argc, char** argv) {
   std::string csv, models = "gpt3,llama", trace_dir, tune_cache,
                    commit = std::getenv("BRAID_COMMIT") ? std::getenv("BRAID_COMMIT") : BRAID_GIT_COMMIT;
   int reps = 30;
-  bool with_braid = true, show_configs = false, diag = false;
+  bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false;
   DT dt = DT::F16;
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
-                 "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n");
+                 "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n"
+                 "                       [--diag] [--cutlass-streamk]\n");
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -176,6 +166,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-braid") with_braid = false;
     else if (a == "--show-configs") show_configs = true;
     else if (a == "--diag") diag = true;
+    else if (a == "--cutlass-streamk") cutlass_streamk = true;
     else if (a == "--trace-dir") trace_dir = next();
     else if (a == "--tune-cache") tune_cache = next();
     else if (a == "--dtype") {
@@ -308,10 +299,13 @@ int main(int argc, char** argv) {
         // ---- peer: CUTLASS 4.2 sm90 warp-specialized persistent GEMMs (fp16 only), stream order and
         // PDL alone (built with CUTLASS_ENABLE_GDC_FOR_SM90: waits for its primary before loading).
         if (dt == DT::F16)
-          for (bool pdl : {false, true}) {
+          for (int variant = 0; variant < 3; ++variant) {  // data-parallel, + PDL, Stream-K (opt-in: it
+            const bool pdl = variant == 1, sk = variant == 2;  // hung once on the H100, see bench/results)
+            if (sk && !cutlass_streamk) continue;
             cutlass_sm90::Gemm c1, c2;
-            std::string why = c1.prepare({(const __half*)X, (const __half*)W1, (__half*)(llama ? Hbuf : A), T, F1, H, !llama});
-            if (why.empty()) why = c2.prepare({(const __half*)A, (const __half*)W2, (__half*)Y, T, H, F, false});
+            std::string why =
+                c1.prepare({(const __half*)X, (const __half*)W1, (__half*)(llama ? Hbuf : A), T, F1, H, !llama, sk});
+            if (why.empty()) why = c2.prepare({(const __half*)A, (const __half*)W2, (__half*)Y, T, H, F, false, sk});
             if (!why.empty()) throw std::runtime_error(why);
             auto cpeer = [&](cudaStream_t st) {
               c1.run(st);
@@ -325,7 +319,7 @@ int main(int argc, char** argv) {
             bench::Graph gc(s, cpeer);
             const double us = timer.median_us([&] { gc.launch(); }, reps);
             best_peer = std::min(best_peer, us);
-            add_row(std::string("peer:") + cutlass_sm90::Gemm::name() + (pdl ? "-pdl-graph" : "-graph"), us, err);
+            add_row("peer:" + c1.name() + (pdl ? "-pdl-graph" : "-graph"), us, err);
           }
 #endif
 #ifdef BRAID_HAVE_HOPPER
@@ -352,20 +346,25 @@ int main(int argc, char** argv) {
               std::printf("      gemm%d %-28s %8.1f us (%d units on %d CTAs)\n", first ? 1 : 2, c.name().c_str(), us,
                           g.units(), g.ctas());
           };
-          for (int tn : {128, 256}) {
-            const int cols = first && llama ? tn / 2 : tn;
-            const int tiles = ((T + 127) / 128) * ((Nout + cols - 1) / cols);
-            for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
-              if (ord == OrderKind::RowMajor && T <= 128) continue;  // one row block: the same order
-              for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
-                if (sk > 1 && (ord == OrderKind::RowMajor || tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
-                try_config(GemmConfig{tn, sk, 0, ord});
+          for (int tm : {128, 64})
+            for (int tn : {128, 256}) {
+              if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
+              const int cols = first && llama ? tn / 2 : tn;
+              const int tiles = ((T + tm - 1) / tm) * ((Nout + cols - 1) / cols);
+              for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
+                if (ord == OrderKind::RowMajor && T <= tm) continue;  // one row block: the same order
+                for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
+                  if (sk > 1 && (ord == OrderKind::RowMajor || tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
+                  GemmConfig c{tn, sk, 0, ord};
+                  c.tile_m = tm;
+                  try_config(c);
+                }
+                GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
+                streamk.stream_k = true;
+                streamk.tile_m = tm;
+                if (tiles % sms != 0) try_config(streamk);
               }
-              GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
-              streamk.stream_k = true;
-              if (tiles % sms != 0) try_config(streamk);
             }
-          }
           std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first < b.first; });
           return found;
         };

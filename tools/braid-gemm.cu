@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "braid/bench/cublaslt_gemm.cuh"
+#include "braid/bench/half_bits.hpp"
 #include "braid/bench/harness.cuh"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/kernels/hopper/gemm_op.hpp"
@@ -37,36 +38,13 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-float to_float(uint16_t b, bool bf16) {
-  if (!bf16) {
-    __half h;
-    std::memcpy(&h, &b, 2);
-    return __half2float(h);
-  }
-  const uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t from_float(float f, bool bf16) {
-  uint16_t b;
-  if (!bf16) {
-    const __half h = __float2half_rn(f);
-    std::memcpy(&b, &h, 2);
-  } else {
-    const __nv_bfloat16 h = __float2bfloat16_rn(f);
-    std::memcpy(&b, &h, 2);
-  }
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> ms = {1};
   int N = 12288, K = 6144, reps = 20;
   std::string act = "none", dtype = "fp16", configs = "all";
-  bool cublas = true;
+  bool cublas = true, cutlass_streamk = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -86,10 +64,13 @@ int main(int argc, char** argv) {
     else if (a == "--configs") configs = next();
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--no-cublas") cublas = false;
+    else if (a == "--cutlass-streamk") cutlass_streamk = true;
     else {
       std::fprintf(stderr,
                    "usage: braid-gemm --m M1,M2 --n N --k K [--act none|gelu] [--dtype fp16|bf16] "
-                   "[--configs NAME,... | all | none] [--reps N] [--no-cublas]\n");
+                   "[--configs NAME,... | all | none] [--reps N] [--no-cublas]\n"
+                   "                  [--cutlass-streamk]   (also CUTLASS's Stream-K kernel: it hung on the H100 at\n"
+                   "                                         M=256 N=12288 K=6144, CUTLASS 4.2; see bench/results)\n");
       return 2;
     }
   }
@@ -119,8 +100,8 @@ int main(int argc, char** argv) {
     std::mt19937 rng(20261122);
     std::normal_distribution<float> nd(0.f, 1.f);
     std::vector<uint16_t> hA(size_t(Mmax) * K), hB(size_t(K) * N);
-    for (auto& v : hA) v = from_float(nd(rng), bf16);
-    for (auto& v : hB) v = from_float(nd(rng) / std::sqrt(float(K)), bf16);
+    for (auto& v : hA) v = bench::float_to_half_bits(nd(rng), bf16);
+    for (auto& v : hB) v = bench::float_to_half_bits(nd(rng) / std::sqrt(float(K)), bf16);
     void *A, *B, *D, *ws;
     BRAID_CUDA_CHECK(cudaMalloc(&A, hA.size() * 2));
     BRAID_CUDA_CHECK(cudaMalloc(&B, hB.size() * 2));
@@ -143,8 +124,8 @@ int main(int argc, char** argv) {
       for (int r : rows) {
         std::vector<double> acc(N, 0.0);
         for (int k = 0; k < K; ++k) {
-          const double a = to_float(hA[size_t(r) * K + k], bf16);
-          for (int n = 0; n < N; ++n) acc[n] += a * to_float(hB[size_t(k) * N + n], bf16);
+          const double a = bench::half_bits_to_float(hA[size_t(r) * K + k], bf16);
+          for (int n = 0; n < N; ++n) acc[n] += a * bench::half_bits_to_float(hB[size_t(k) * N + n], bf16);
         }
         if (gelu)
           for (auto& v : acc) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
@@ -157,7 +138,7 @@ int main(int argc, char** argv) {
           BRAID_CUDA_CHECK(cudaMemcpy(got.data(), static_cast<uint16_t*>(D) + size_t(rows[i]) * N, size_t(N) * 2,
                                       cudaMemcpyDeviceToHost));
           for (int n = 0; n < N; ++n) {
-            const double g = to_float(got[n], bf16);
+            const double g = bench::half_bits_to_float(got[n], bf16);
             if (!std::isfinite(g)) return 1e30;
             num += (g - ref[i][n]) * (g - ref[i][n]);
             den += ref[i][n] * ref[i][n];
@@ -184,25 +165,27 @@ int main(int argc, char** argv) {
         report("cublaslt-best", us, err, "(" + std::to_string(g.algos_tried) + " algorithms)");
       }
 #ifdef BRAID_HAVE_CUTLASS
-      if (cublas && !bf16) {  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
-        cutlass_sm90::Gemm g;
-        const std::string why = g.prepare({static_cast<const __half*>(A), static_cast<const __half*>(B),
-                                           static_cast<__half*>(D), M, N, K, gelu});
-        if (why.empty()) {
+      if (cublas && !bf16)  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
+        for (bool sk : {false, true}) {
+          if (sk && !cutlass_streamk) continue;
+          cutlass_sm90::Gemm g;
+          const std::string why = g.prepare({static_cast<const __half*>(A), static_cast<const __half*>(B),
+                                             static_cast<__half*>(D), M, N, K, gelu, sk});
+          if (!why.empty()) continue;
           BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
           g.run(s);
           BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
           const double err = error();
           const double us = timer.median_us([&] { g.run(s); }, reps);
-          report(cutlass_sm90::Gemm::name(), us, err, "");
+          report(g.name(), us, err, "");
         }
-      }
 #endif
       std::vector<std::string> names;
       if (configs == "all") {
-        for (int tn : {128, 256})
-          for (const char* suffix : {"", "-rowmajor", "-streamk", "-streamk-rowmajor", "-sk2", "-sk3"})
-            names.push_back("128x" + std::to_string(tn) + suffix);
+        for (int tm : {128, 64})
+          for (int tn : {128, 256})
+            for (const char* suffix : {"", "-rowmajor", "-streamk", "-streamk-rowmajor", "-sk2", "-sk3"})
+              names.push_back(std::to_string(tm) + "x" + std::to_string(tn) + suffix);
       } else if (configs != "none") {
         names = split(configs);
       }

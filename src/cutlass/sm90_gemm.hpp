@@ -1,7 +1,7 @@
 // A Hopper GEMM from CUTLASS 4.2 (TMA loads, wgmma, warp-specialized persistent cooperative kernel),
-// behind a plain interface so that its templates compile in one translation unit.
+// behind a plain interface so that its templates stay in src/cutlass/ (one translation unit per scheduler).
 //   D[M,N] = act(A[M,K] . B[K,N])   fp16 row-major in and out, fp32 accumulate, act = none | GeLU
-// Today it is a peer in the benchmarks and the base the braid-hooked Hopper kernel grows from.
+// A peer in the benchmarks: CUTLASS's persistent data-parallel scheduler, or its Stream-K scheduler.
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -17,6 +17,7 @@ struct GemmProblem {
   __half* D = nullptr;
   int M = 0, N = 0, K = 0;
   bool gelu = false;
+  bool stream_k = false;  // CUTLASS's Stream-K tile scheduler instead of its data-parallel one
 };
 
 class Gemm {
@@ -27,7 +28,7 @@ class Gemm {
   std::string prepare(const GemmProblem& p);
   // Enqueues the prepared problem; pdl: launch as a programmatic dependent of the previous kernel.
   void run(cudaStream_t s, bool pdl = false);
-  static const char* name();
+  std::string name() const;
 
  private:
   struct Impl;

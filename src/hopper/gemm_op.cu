@@ -12,12 +12,17 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_256();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256();
 
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_n) {
-  if (dtype == DType::F16 && tile_n == 128) return make_gemm_kernel_f16_128();
-  if (dtype == DType::F16 && tile_n == 256) return make_gemm_kernel_f16_256();
-  if (dtype == DType::BF16 && tile_n == 128) return make_gemm_kernel_bf16_128();
-  if (dtype == DType::BF16 && tile_n == 256) return make_gemm_kernel_bf16_256();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n) {
+  const bool f16 = dtype == DType::F16;
+  if (tile_m == 128 && tile_n == 128) return f16 ? make_gemm_kernel_f16_128() : make_gemm_kernel_bf16_128();
+  if (tile_m == 128 && tile_n == 256) return f16 ? make_gemm_kernel_f16_256() : make_gemm_kernel_bf16_256();
+  if (tile_m == 64 && tile_n == 128) return f16 ? make_gemm_kernel_f16_64x128() : make_gemm_kernel_bf16_64x128();
+  if (tile_m == 64 && tile_n == 256) return f16 ? make_gemm_kernel_f16_64x256() : make_gemm_kernel_bf16_64x256();
   return nullptr;
 }
 
@@ -52,6 +57,7 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
     return "K and N must be multiples of 8 (16-byte TMA rows); got K=" + std::to_string(a.K) +
            " N=" + std::to_string(a.N);
   if (c.tile_n != 128 && c.tile_n != 256) return "tile_n must be 128 or 256 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
   if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)
     return "SwiGLU needs N (gate|up, packed) to be a multiple of tile_n=" + std::to_string(c.tile_n) + "; got N=" +
            std::to_string(a.N);
@@ -70,12 +76,14 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   auto impl = std::make_unique<Impl>();
   impl->args = a;
   impl->config = c;
-  impl->kernel = make_gemm_kernel(a.dtype, c.tile_n);
-  if (!impl->kernel) return std::string("no ") + dtype_name(a.dtype) + " kernel with tile_n=" + std::to_string(c.tile_n);
+  impl->kernel = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n);
+  if (!impl->kernel)
+    return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
+           std::to_string(c.tile_n) + " tile";
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;
-  impl->grid = Grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(kTileM)), 1};
-  impl->tile = TileShape{uint32_t(kTileM), uint32_t(tile_cols)};
+  impl->grid = Grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
+  impl->tile = TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)};
   const size_t tiles = num_tiles(impl->grid);
   int dev = 0, sms = 0;
   BRAID_CUDA_CHECK(cudaGetDevice(&dev));
@@ -95,7 +103,7 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
     for (auto cur = sched.begin(b); sched.next(cur, w);) ++impl->units;
   }
   if (const uint64_t slots = sched.workspace_slots(); slots > 0) {
-    BRAID_CUDA_CHECK(cudaMalloc(&impl->partials, slots * size_t(kTileM) * c.tile_n * sizeof(float)));
+    BRAID_CUDA_CHECK(cudaMalloc(&impl->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
     BRAID_CUDA_CHECK(cudaMalloc(&impl->arrivals, tiles * sizeof(unsigned long long)));
     BRAID_CUDA_CHECK(cudaMemset(impl->arrivals, 0, tiles * sizeof(unsigned long long)));
   }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/bench/half_bits.hpp"
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/workloads/mlp.cuh"
 #include "gpu_test_util.cuh"
@@ -43,28 +44,8 @@ class HopperTest : public GpuTest {
   }
 };
 
-float to_float(uint16_t bits, DType d) {
-  if (d == DType::F16) {
-    __half h;
-    std::memcpy(&h, &bits, 2);
-    return __half2float(h);
-  }
-  uint32_t u = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t from_float(float f, DType d) {
-  uint16_t bits;
-  if (d == DType::F16) {
-    __half h = __float2half_rn(f);
-    std::memcpy(&bits, &h, 2);
-  } else {
-    __nv_bfloat16 b = __float2bfloat16_rn(f);
-    std::memcpy(&bits, &b, 2);
-  }
-  return bits;
-}
+float to_float(uint16_t bits, DType d) { return bench::half_bits_to_float(bits, d == DType::BF16); }
+uint16_t from_float(float f, DType d) { return bench::float_to_half_bits(f, d == DType::BF16); }
 
 // A device buffer of 16-bit elements with its host copy.
 struct Buf {
@@ -124,6 +105,7 @@ struct GemmCase {
   int M, N, K;
   bool stream_k = false;
   int ctas = 0;
+  int tile_m = 128;
 };
 
 }  // namespace
@@ -144,9 +126,15 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 256, 1, Activation::None, 300, 1280, 1024, true, 7},
       {DType::BF16, 128, 1, Activation::SwiGLU, 260, 512, 512, true, 5},
       {DType::F16, 128, 1, Activation::None, 70, 384, 200, true, 9},
+      // 64-row tiles (one consumer warpgroup): plain, split-K, stream-K, SwiGLU
+      {DType::F16, 128, 1, Activation::GeLU, 100, 384, 520, false, 0, 64},
+      {DType::BF16, 256, 3, Activation::None, 1, 512, 1024, false, 0, 64},
+      {DType::F16, 256, 1, Activation::SwiGLU, 65, 512, 448, true, 6, 64},
+      {DType::BF16, 128, 1, Activation::GeLU, 200, 640, 768, true, 0, 64},
   };
   for (const auto& c : cases) {
-    const std::string what = std::string(dtype_name(c.dt)) + " 128x" + std::to_string(c.tile_n) + " sk" +
+    const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
+                             std::to_string(c.tile_n) + " sk" +
                              std::to_string(c.splits) + " " + activation_name(c.act) + " M=" + std::to_string(c.M) +
                              " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
                              (c.stream_k ? " stream-K ctas=" + std::to_string(c.ctas) : std::string());
@@ -158,6 +146,7 @@ TEST_F(HopperTest, GemmMatchesReference) {
     GemmOp g;
     GemmConfig cfg{c.tile_n, c.splits, c.ctas};
     cfg.stream_k = c.stream_k;
+    cfg.tile_m = c.tile_m;
     ASSERT_EQ(g.prepare({c.dt, A.d, B.d, D.d, c.M, c.N, c.K, c.act}, cfg), "");
     D.poison();
     g.run(nullptr);
@@ -255,6 +244,12 @@ std::vector<MlpVariant> sync_variants() {
   streamk_row.sync = MlpVariant::Sync::RowSync;
   streamk_row.g1.ctas = streamk_row.g2.ctas = 0;
   v.push_back(streamk_row);
+  MlpVariant short_tiles;  // 64-row tiles, split-K GEMM 1, stream-K GEMM 2, RowSync
+  short_tiles.sync = MlpVariant::Sync::RowSync;
+  short_tiles.g1.tile_m = short_tiles.g2.tile_m = 64;
+  short_tiles.g1.splits = 2;
+  short_tiles.g2.stream_k = true;
+  v.push_back(short_tiles);
   MlpVariant pdl_only;
   pdl_only.ordering = Ordering::StreamOrder;
   pdl_only.pdl_only = true;

@@ -13,6 +13,9 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig sk{256, 1, 0, OrderKind::RowMajor};
   sk.stream_k = true;
   configs.push_back(sk);
+  GemmConfig short_tile{128, 2, 0, OrderKind::ColumnMajor};
+  short_tile.tile_m = 64;
+  configs.push_back(short_tile);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -21,13 +24,14 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.ctas, c.ctas) << c.name();
     EXPECT_EQ(back.order, c.order) << c.name();
     EXPECT_EQ(back.stream_k, c.stream_k) << c.name();
+    EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
 
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
-  for (const char* bad : {"", "64x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk",
+  for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk",
                           "128x128-c"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";

@@ -23,7 +23,8 @@ inline const char* activation_name(Activation a) {
   return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : "swiglu";
 }
 
-// The tile is 128 x tile_n x 64 (two consumer warpgroups of 64 rows each, one TMA producer warp).
+// The tile is tile_m x tile_n x 64: tile_m 128 (two consumer warpgroups of 64 rows each) or 64 (one:
+// more pipeline stages of weights when tokens are few), one TMA producer warp.
 struct GemmConfig {
   int tile_n = 128;  // 128 or 256
   int splits = 1;    // split-K: the last split of a tile to finish reduces all partials in split order
@@ -37,15 +38,16 @@ struct GemmConfig {
   // iterations shared evenly by all CTAs (segments reduced in order by the last to arrive:
   // deterministic). Excludes splits > 1.
   bool stream_k = false;
+  int tile_m = 128;  // 128 or 64
   std::string name() const {
-    return "128x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
+    return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
-// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "128x128-streamk"). Returns an
+// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -58,9 +60,10 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     p = q;
     return true;
   };
-  if (text.compare(0, 4, "128x") != 0) return "a tile config starts with 128x<tile_n> (got '" + text + "')";
-  p = 4;
-  if (!number(c.tile_n)) return "no tile width after 128x in '" + text + "'";
+  if (!number(c.tile_m) || p >= text.size() || text[p] != 'x')
+    return "a tile config starts with <tile_m>x<tile_n> (got '" + text + "')";
+  ++p;
+  if (!number(c.tile_n)) return "no tile width after " + std::to_string(c.tile_m) + "x in '" + text + "'";
   while (p < text.size()) {
     if (text[p] != '-') return "expected '-' at offset " + std::to_string(p) + " of '" + text + "'";
     ++p;
@@ -84,7 +87,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   return "";
 }
 
-constexpr int kTileM = 128;
+constexpr int kTileM = 128;  // the default tile height (GemmConfig::tile_m)
 constexpr int kTileK = 64;
 
 }  // namespace braid::hopper

@@ -11,10 +11,10 @@
 
 namespace braid::hopper {
 
-template <class Element, int TileN>
+template <class Element, int TileM, int TileN>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileN>;
+  using Traits = GemmTraits<Element, TileM, TileN>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() {

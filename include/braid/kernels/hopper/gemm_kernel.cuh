@@ -36,11 +36,18 @@
 
 namespace braid::hopper {
 
-template <class Element_, int TileN>
+template <class Element_, int TileM, int TileN>
 struct GemmTraits {
   using Element = Element_;
+  static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
+  static_assert(TileM == 64 || TileM == 128, "tiles are 64 (one consumer warpgroup) or 128 (two) rows tall");
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
+  // 128 rows: cooperative (two consumer warpgroups of 64 rows); 64 rows: one consumer warpgroup, so
+  // that a pipeline stage spends less shared memory on the token operand and more stages of weights
+  // are in flight when tokens are few.
+  using Schedule = cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                                       cutlass::gemm::KernelTmaWarpSpecialized>;
   using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
   static constexpr int kAlign = 8;             // 16-byte TMA rows
   static constexpr int kExtraSmem = 256;       // BlockSync + split-K flag
@@ -48,21 +55,23 @@ struct GemmTraits {
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
       cutlass::layout::RowMajor, kAlign, float, TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem>,
-      cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+      Schedule>::CollectiveOp;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::MainloopPipeline;
   using PipelineState = typename Mainloop::PipelineState;
 
   static constexpr int kProducerThreads = 128;  // one warpgroup; warp 0 lane 0 issues the TMA loads
-  static constexpr int kConsumerThreads = 256;  // two warpgroups of 64 rows each
+  static constexpr int kConsumerThreads = TileM == 128 ? 256 : 128;  // a warpgroup per 64 rows
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  static_assert(int(cute::size(TiledMma{})) == kConsumerThreads, "one consumer warpgroup per 64 tile rows");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
   // Register split (setmaxnreg; 0 = keep the compiler's 168 of a 384-thread CTA). 128 x 128 tiles need
   // no more than 168 anywhere; 128 x 256 tiles hold 128 accumulators per consumer thread. The
   // producer's share must hold its loop without spills (40 did not: its TMA issue starved the MMAs).
   // 128 * producer + 256 * consumer <= 65536.
-  static constexpr int kProducerRegs = TileN == 256 ? 40 : 0;
-  static constexpr int kConsumerRegs = TileN == 256 ? 232 : 0;
+  // 64-row tiles: 256 threads, 255 registers each without reallocation.
+  static constexpr int kProducerRegs = TileM == 128 && TileN == 256 ? 40 : 0;
+  static constexpr int kConsumerRegs = TileM == 128 && TileN == 256 ? 232 : 0;
 
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
@@ -118,8 +127,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     uint32_t r0 = 0, r1 = 0, c_last = 0;
     uint64_t wait_ns = 0;
     if constexpr (kWait) {
-      r0 = w.tile.y * kTileM;
-      r1 = min(r0 + kTileM, uint32_t(p.M)) - 1;
+      r0 = w.tile.y * Traits::kTileM;
+      r1 = min(r0 + Traits::kTileM, uint32_t(p.M)) - 1;
       waiter.reset(uint32_t(w.k_begin) * kTileK);
       c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
     }
@@ -163,6 +172,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   using PipelineState = typename Traits::PipelineState;
   using SharedStorage = typename Traits::SharedStorage;
   using Element = typename Traits::Element;
+  constexpr int kTileM = Traits::kTileM;
   constexpr int kTileN = Traits::kTileN;
 
   extern __shared__ __align__(1024) char smem_raw[];

@@ -42,8 +42,8 @@ class GemmKernelBase {
   virtual size_t smem_bytes() const = 0;
 };
 
-// The instantiation for (dtype, tile_n) (src/hopper/instances/*.cu); nullptr when there is none.
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_n);
+// The instantiation for (dtype, tile_m, tile_n) (src/hopper/instances/*.cu); nullptr when there is none.
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n);
 
 class GemmOp {
  public:

@@ -1,0 +1,8 @@
+// One instantiation of braid's Hopper GEMM (a translation unit each, so they build in parallel).
+#include "braid/kernels/hopper/gemm_device.cuh"
+
+namespace braid::hopper {
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128() {
+  return std::make_unique<GemmKernel<cutlass::half_t, 64, 128>>();
+}
+}  // namespace braid::hopper
