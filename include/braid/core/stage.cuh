@@ -320,41 +320,42 @@ struct ColumnWaiter {
 // every lane has then executed an acquire fence and the warp has synchronized, so the caller only
 // fences the async proxy (fence.proxy.async) before its next TMA load.
 //
-// Whole-stage fast path: before probing a work unit's semaphores the warp reads, once per unit, the
-// producer stage's run counter with an acquire load. The producer's last block stores it (release)
+// Whole-stage fast path (stage_done, called by the kernel at the start of each work unit): the warp
+// reads the producer stage's run counter with an acquire load. The producer's last block stores it (release)
 // after an acq_rel chain over every block's completion, so run == epoch means every producer tile of
 // this run is complete and visible: the CTA then never probes or fences again in this launch. Late
-// consumer CTAs -- most of them whenever the producer finishes first -- pay one load per launch
-// instead of a probe and an acquire fence (a MEMBAR in the warp that issues the TMA loads) per unit,
+// consumer CTAs -- most of them whenever the producer finishes first -- pay one load per launch and run
+// the kernel's plain load loop, instead of a probe and an acquire fence (a MEMBAR in the warp that
+// issues the TMA loads) per unit and a check per k-tile,
 // which cost 5-13% of the consumer GEMM with every wait already satisfied (measured, braid-bench-mlp
 // --diag, H100).
 struct ColumnWaiterWarp {
   uint32_t ready_until = 0;
   bool producer_done = false;  // the producer stage finished this run: everything is ready
-  bool stage_checked = false;  // the run counter was read for the current unit
   // A work unit that reads columns from `first_col` on (a K split) has nothing to wait for before it.
   __device__ __forceinline__ void reset(uint32_t first_col = 0) {
     ready_until = producer_done ? 0xffffffffu : first_col;
-    stage_checked = false;
+  }
+  // Whole warp: has the producer stage of input `in` completed this run? (acquire by lane 0). Once
+  // true it stays true for the launch. The caller fences the async proxy before its next TMA load.
+  __device__ __forceinline__ bool stage_done(const StageParams& sp, uint64_t epoch, uint32_t in) {
+    if (producer_done) return true;
+    const InputRef& ir = sp.inputs[in];
+    if (ir.state == nullptr) return false;
+    uint64_t run = 0;
+    if (threadIdx.x % 32 == 0) run = ptx::ld_acquire(&ir.state->run);
+    run = __shfl_sync(0xffffffffu, run, 0);
+    if (run < epoch) return false;
+    __syncwarp();  // lane 0's acquire orders the warp's (and, through it, the TMA's) later reads
+    producer_done = true;
+    ready_until = 0xffffffffu;
+    return true;
   }
   __device__ __forceinline__ bool wait(const StageParams& sp, uint64_t epoch, uint32_t in, uint32_t r0, uint32_t r1,
                                        uint32_t c1, uint32_t c_last, Tile consumer_tile, uint64_t* wait_ns,
                                        bool& acquired) {
     if (c1 < ready_until || !sp.has(kSync)) return true;
     const InputRef& ir = sp.inputs[in];
-    if (!stage_checked && ir.state != nullptr) {
-      stage_checked = true;
-      uint64_t run = 0;
-      if (threadIdx.x % 32 == 0) run = ptx::ld_acquire(&ir.state->run);
-      run = __shfl_sync(0xffffffffu, run, 0);
-      if (run >= epoch) {
-        __syncwarp();  // lane 0's acquire orders the warp's (and, through it, the TMA's) later reads
-        producer_done = true;
-        ready_until = 0xffffffffu;
-        acquired = true;
-        return true;
-      }
-    }
     if (ir.sems == nullptr || !ir.policy.enabled()) return true;
     const uint32_t lane = threadIdx.x % 32;
     const uint32_t y0 = r0 / ir.shape.rows, ny = r1 / ir.shape.rows - y0 + 1;

@@ -126,40 +126,53 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     Tensor tBgB = tma_b.partition_S(gB_nkl(_, _, int(w.tile.x), _, 0));
     uint32_t r0 = 0, r1 = 0, c_last = 0;
     uint64_t wait_ns = 0;
+    // The unit's k-loop, with or without waits. Once the producer stage is known complete the plain
+    // loop runs: no per-k-tile check, no warp reconvergence around it.
+    auto load_unit = [&](auto with_waits) {
+      constexpr bool kW = decltype(with_waits)::value;
+      for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
+        const int stage = write.index();
+        if (lane == 0) {
+          pipeline.producer_acquire(write);
+          if (weights_first)
+            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
+                 tBsB(_, _, _, stage));
+        }
+        if constexpr (kW) {
+          if (ok) {
+            bool acquired = false;
+            const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
+            ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
+            if (acquired && lane == 0) ptx::fence_proxy_async_global();
+            // On failure (bounded wait timed out, or another wait failed) keep loading without
+            // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
+            // recorded SyncError.
+          }
+        }
+        if (lane == 0) {
+          auto* bar = pipeline.producer_get_barrier(write);
+          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+          if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+        }
+        ++write;
+      }
+    };
     if constexpr (kWait) {
       r0 = w.tile.y * Traits::kTileM;
       r1 = min(r0 + Traits::kTileM, uint32_t(p.M)) - 1;
       waiter.reset(uint32_t(w.k_begin) * kTileK);
       c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
-    }
-    for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
-      const int stage = write.index();
-      if (lane == 0) {
-        pipeline.producer_acquire(write);
-        if (weights_first)
-          copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
-               tBsB(_, _, _, stage));
+      const bool was_done = waiter.producer_done;
+      if (waiter.stage_done(sp, epoch, 0)) {
+        if (!was_done && lane == 0) ptx::fence_proxy_async_global();
+        load_unit(cute::false_type{});
+      } else {
+        load_unit(cute::true_type{});
       }
-      if constexpr (kWait) {
-        if (ok) {
-          bool acquired = false;
-          const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
-          ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
-          if (acquired && lane == 0) ptx::fence_proxy_async_global();
-          // On failure (bounded wait timed out, or another wait failed) keep loading without
-          // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
-          // recorded SyncError.
-        }
-      }
-      if (lane == 0) {
-        auto* bar = pipeline.producer_get_barrier(write);
-        copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
-        if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
-      }
-      ++write;
-    }
-    if constexpr (kWait)
       if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
+    } else {
+      load_unit(cute::false_type{});
+    }
   }
 }
 
