@@ -159,3 +159,20 @@ TEST(GemmChainPlan, PerStageTileShapes) {
   ASSERT_EQ(reads.size(), 10u);
   for (uint32_t i = 0; i < reads.size(); ++i) EXPECT_EQ(reads[i], (braid::Tile{i, 2, 0}));
 }
+
+// W (no stage ordering) with the Hopper GEMM's persistent grids: GEMM 2 launches one CTA per SM
+// (block_count = 132, one per SM for its shared memory), so spinning consumer CTAs could hold every SM
+// before GEMM 1's CTAs are resident -- advise() must refuse W; with fewer persistent consumer CTAs
+// than SMs it may allow it.
+TEST(Advise, PersistentConsumerFillingEverySmGetsNoW) {
+  using namespace braid::workloads;
+  GemmStageDesc g1{"gemm1", 1024, 6144, 12288, -1, -1, braid::TileSync()};
+  GemmStageDesc g2{"gemm2", 1024, 12288, 6144, 0, -1, braid::TileSync()};
+  braid::Plan plan = make_gemm_chain_plan("mlp", {g1, g2}, GemmTile{128, 128, 64});
+  plan.stages[0].block_count = 132;
+  plan.stages[1].block_count = 132;
+  const auto a = advise(plan, 132);
+  EXPECT_FALSE(a.W) << a.why;
+  plan.stages[1].block_count = 96;  // e.g. 96 data-parallel tiles at small T
+  EXPECT_TRUE(advise(plan, 132).W) << advise(plan, 132).why;
+}
