@@ -23,6 +23,9 @@ inline const char* activation_name(Activation a) {
   return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : "swiglu";
 }
 
+constexpr int kTileM = 128;  // the default tile height
+constexpr int kTileK = 64;   // every tile's K depth
+
 // The tile is tile_m x tile_n x 64: tile_m 128 (two consumer warpgroups of 64 rows each) or 64 (one:
 // more pipeline stages of weights when tokens are few), one TMA producer warp.
 struct GemmConfig {
@@ -38,7 +41,7 @@ struct GemmConfig {
   // iterations shared evenly by all CTAs (segments reduced in order by the last to arrive:
   // deterministic). Excludes splits > 1.
   bool stream_k = false;
-  int tile_m = 128;  // 128 or 64
+  int tile_m = kTileM;  // 128 or 64
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (stream_k ? "-streamk" : "") +
@@ -87,7 +90,5 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   return "";
 }
 
-constexpr int kTileM = 128;  // the default tile height (GemmConfig::tile_m)
-constexpr int kTileK = 64;
 
 }  // namespace braid::hopper
