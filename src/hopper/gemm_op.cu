@@ -26,10 +26,10 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   return nullptr;
 }
 
-struct GemmOp::Impl {
-  GemmArgs args;
+struct PersistentOp::Work {
   GemmConfig config;
-  std::unique_ptr<GemmKernelBase> kernel;
+  std::unique_ptr<KernelBase> kernel;
+  const char* what = "";
   Grid grid{1, 1, 1};
   TileShape tile;
   int units = 0, ctas = 0;
@@ -37,16 +37,105 @@ struct GemmOp::Impl {
   void* partials = nullptr;
   unsigned long long* arrivals = nullptr;
   StageState* standalone_state = nullptr;  // for run(): a stage of its own, never synchronized
-  ~Impl() {
+  ~Work() {
     for (void* p : {partials, static_cast<void*>(arrivals), static_cast<void*>(standalone_state)})
       if (p) cudaFree(p);
   }
 };
 
-GemmOp::GemmOp() = default;
-GemmOp::~GemmOp() = default;
-GemmOp::GemmOp(GemmOp&&) noexcept = default;
-GemmOp& GemmOp::operator=(GemmOp&&) noexcept = default;
+PersistentOp::PersistentOp() = default;
+PersistentOp::~PersistentOp() = default;
+PersistentOp::PersistentOp(PersistentOp&&) noexcept = default;
+PersistentOp& PersistentOp::operator=(PersistentOp&&) noexcept = default;
+
+std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
+  if (c.splits < 1 || c.splits > k_tiles)
+    return "splits must be in [1, " + std::to_string(k_tiles) + "] for " + std::to_string(k_tiles) +
+           " k-tiles (got " + std::to_string(c.splits) + ")";
+  if (c.ctas < 0) return "ctas must be >= 0";
+  if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
+  if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
+  return "";
+}
+
+void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShape tile, uint32_t k_tiles,
+                         const GemmConfig& c, const char* what) {
+  auto w = std::make_unique<Work>();
+  w->config = c;
+  w->kernel = std::move(kernel);
+  w->what = what;
+  w->grid = grid;
+  w->tile = tile;
+  const size_t tiles = num_tiles(grid);
+  int dev = 0, sms = 0;
+  BRAID_CUDA_CHECK(cudaGetDevice(&dev));
+  BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const Decomposition kind =
+      c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
+  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(c.ctas > 0 ? c.ctas : sms),
+                                          uint32_t(c.splits));
+  // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
+  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits));
+  w->sched = sched;
+  w->ctas = int(sched.busy_ctas());
+  w->units = 0;
+  for (uint32_t b = 0; b < sched.ctas; ++b) {
+    WorkUnit u;
+    for (auto cur = sched.begin(b); sched.next(cur, u);) ++w->units;
+  }
+  if (const uint64_t slots = sched.workspace_slots(); slots > 0) {
+    BRAID_CUDA_CHECK(cudaMalloc(&w->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
+    BRAID_CUDA_CHECK(cudaMalloc(&w->arrivals, tiles * sizeof(unsigned long long)));
+    BRAID_CUDA_CHECK(cudaMemset(w->arrivals, 0, tiles * sizeof(unsigned long long)));
+  }
+  BRAID_CUDA_CHECK(cudaMalloc(&w->standalone_state, sizeof(StageState)));
+  BRAID_CUDA_CHECK(cudaMemset(w->standalone_state, 0, sizeof(StageState)));
+  work_ = std::move(w);
+}
+
+static const PersistentOp::Work& ready(const std::unique_ptr<PersistentOp::Work>& p) {
+  if (!p) throw std::logic_error("hopper op used before a successful prepare()");
+  return *p;
+}
+
+Grid PersistentOp::grid() const { return ready(work_).grid; }
+TileShape PersistentOp::tile() const { return ready(work_).tile; }
+int PersistentOp::units() const { return ready(work_).units; }
+const WorkSchedule& PersistentOp::schedule() const { return ready(work_).sched; }
+int PersistentOp::ctas() const { return ready(work_).ctas; }
+const GemmConfig& PersistentOp::config() const { return ready(work_).config; }
+void* PersistentOp::partials() const { return ready(work_).partials; }
+unsigned long long* PersistentOp::arrivals() const { return ready(work_).arrivals; }
+KernelBase& PersistentOp::kernel() const { return *ready(work_).kernel; }
+
+void PersistentOp::launch(const LaunchCtx& ctx) const {
+  const Work& i = ready(work_);
+  const StageParams& sp = ctx.params;
+  const std::string what = i.what;
+  if (sp.grid != i.grid || sp.shape.rows != i.tile.rows || sp.shape.cols != i.tile.cols)
+    throw std::invalid_argument(what + ": the stage's grid/tile shape (" + std::to_string(sp.grid.x) + "x" +
+                                std::to_string(sp.grid.y) + " tiles of " + std::to_string(sp.shape.rows) + "x" +
+                                std::to_string(sp.shape.cols) + ") is not this op's (" + std::to_string(i.grid.x) +
+                                "x" + std::to_string(i.grid.y) + " of " + std::to_string(i.tile.rows) + "x" +
+                                std::to_string(i.tile.cols) + ")");
+  if (sp.has(kDynamicOrder))
+    throw std::invalid_argument(what + ": persistent CTAs take tiles in the stage's static order; "
+                                "dynamic (ticket) order is not supported -- use a generated order table");
+  if (sp.has(kSync) && sp.num_inputs > 1)
+    throw std::invalid_argument(what + ": only A may be produced by another stage (one input)");
+  i.kernel->launch(ctx.stream, ctx.pdl, i.ctas, sp);
+}
+
+void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger) const {
+  const Work& i = ready(work_);
+  StageParams sp;
+  sp.grid = i.grid;
+  sp.shape = i.tile;
+  sp.state = i.standalone_state;
+  sp.order.kind = i.config.order;
+  sp.flags = trigger ? kPdlTrigger : 0;
+  i.kernel->launch(s, pdl, i.ctas, sp);
+}
 
 std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.A == nullptr || a.B == nullptr || a.D == nullptr) return "A, B and D must be device pointers";
@@ -56,107 +145,32 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.K % 8 != 0 || a.N % 8 != 0)
     return "K and N must be multiples of 8 (16-byte TMA rows); got K=" + std::to_string(a.K) +
            " N=" + std::to_string(a.N);
+  if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
   if (c.tile_n != 128 && c.tile_n != 256) return "tile_n must be 128 or 256 (got " + std::to_string(c.tile_n) + ")";
   if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
   if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)
     return "SwiGLU needs N (gate|up, packed) to be a multiple of tile_n=" + std::to_string(c.tile_n) + "; got N=" +
            std::to_string(a.N);
-  const int k_tiles = (a.K + kTileK - 1) / kTileK;
-  if (c.splits < 1 || c.splits > k_tiles)
-    return "splits must be in [1, " + std::to_string(k_tiles) + "] for K=" + std::to_string(a.K) + " (got " +
-           std::to_string(c.splits) + ")";
-  if (c.ctas < 0) return "ctas must be >= 0";
-  if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
-  if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
-  return "";
+  return check_schedule(c, (a.K + kTileK - 1) / kTileK);
 }
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  auto impl = std::make_unique<Impl>();
-  impl->args = a;
-  impl->config = c;
-  impl->kernel = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n);
-  if (!impl->kernel)
+  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n);
+  if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile";
+  GemmKernelBase* kernel = k.get();
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;
-  impl->grid = Grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
-  impl->tile = TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)};
-  const size_t tiles = num_tiles(impl->grid);
-  int dev = 0, sms = 0;
-  BRAID_CUDA_CHECK(cudaGetDevice(&dev));
-  BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const uint32_t k_tiles = ceil_div(uint32_t(a.K), uint32_t(kTileK));
-  const Decomposition kind =
-      c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
-  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(c.ctas > 0 ? c.ctas : sms),
-                                          uint32_t(c.splits));
-  // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
-  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits));
-  impl->sched = sched;
-  impl->ctas = int(sched.busy_ctas());
-  impl->units = 0;
-  for (uint32_t b = 0; b < sched.ctas; ++b) {
-    WorkUnit w;
-    for (auto cur = sched.begin(b); sched.next(cur, w);) ++impl->units;
-  }
-  if (const uint64_t slots = sched.workspace_slots(); slots > 0) {
-    BRAID_CUDA_CHECK(cudaMalloc(&impl->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
-    BRAID_CUDA_CHECK(cudaMalloc(&impl->arrivals, tiles * sizeof(unsigned long long)));
-    BRAID_CUDA_CHECK(cudaMemset(impl->arrivals, 0, tiles * sizeof(unsigned long long)));
-  }
-  BRAID_CUDA_CHECK(cudaMalloc(&impl->standalone_state, sizeof(StageState)));
-  BRAID_CUDA_CHECK(cudaMemset(impl->standalone_state, 0, sizeof(StageState)));
-  impl->kernel->set_problem(a, impl->sched, impl->partials, impl->arrivals);
-  impl_ = std::move(impl);
+  const Grid grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
+  build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)},
+        ceil_div(uint32_t(a.K), uint32_t(kTileK)), c, "hopper::GemmOp");
+  kernel->set_problem(a, schedule(), partials(), arrivals());
+  args_ = a;
   return "";
 }
 
-static const GemmOp::Impl& ready(const std::unique_ptr<GemmOp::Impl>& p) {
-  if (!p) throw std::logic_error("hopper::GemmOp used before a successful prepare()");
-  return *p;
-}
-
-Grid GemmOp::grid() const { return ready(impl_).grid; }
-TileShape GemmOp::tile() const { return ready(impl_).tile; }
-int GemmOp::units() const { return ready(impl_).units; }
-const WorkSchedule& GemmOp::schedule() const { return ready(impl_).sched; }
-int GemmOp::ctas() const { return ready(impl_).ctas; }
-const GemmArgs& GemmOp::args() const { return ready(impl_).args; }
-const GemmConfig& GemmOp::config() const { return ready(impl_).config; }
-std::string GemmOp::name() const {
-  const Impl& i = ready(impl_);
-  return std::string("hopper-") + dtype_name(i.args.dtype) + "-" + i.config.name();
-}
-
-void GemmOp::launch(const LaunchCtx& ctx) const {
-  const Impl& i = ready(impl_);
-  const StageParams& sp = ctx.params;
-  if (sp.grid != i.grid || sp.shape.rows != i.tile.rows || sp.shape.cols != i.tile.cols)
-    throw std::invalid_argument("hopper::GemmOp: the stage's grid/tile shape (" + std::to_string(sp.grid.x) + "x" +
-                                std::to_string(sp.grid.y) + " tiles of " + std::to_string(sp.shape.rows) + "x" +
-                                std::to_string(sp.shape.cols) + ") is not this GEMM's (" + std::to_string(i.grid.x) +
-                                "x" + std::to_string(i.grid.y) + " of " + std::to_string(i.tile.rows) + "x" +
-                                std::to_string(i.tile.cols) + ")");
-  if (sp.has(kDynamicOrder))
-    throw std::invalid_argument("hopper::GemmOp: persistent CTAs take tiles in the stage's static order; "
-                                "dynamic (ticket) order is not supported -- use a generated order table");
-  if (sp.has(kSync) && sp.num_inputs > 1)
-    throw std::invalid_argument("hopper::GemmOp: only A may be produced by another stage (one input)");
-  i.kernel->launch(ctx.stream, ctx.pdl, i.ctas, sp);
-}
-
-void GemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
-  const Impl& i = ready(impl_);
-  StageParams sp;
-  sp.grid = i.grid;
-  sp.shape = i.tile;
-  sp.state = i.standalone_state;
-  sp.order.kind = i.config.order;
-  sp.flags = trigger ? kPdlTrigger : 0;
-  i.kernel->launch(s, pdl, i.ctas, sp);
-}
+std::string GemmOp::name() const { return std::string("hopper-") + dtype_name(args_.dtype) + "-" + config().name(); }
 
 }  // namespace braid::hopper

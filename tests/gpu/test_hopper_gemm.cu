@@ -20,47 +20,18 @@
 #include "braid/bench/half_bits.hpp"
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/workloads/mlp.cuh"
-#include "gpu_test_util.cuh"
+#include "hopper_test_util.cuh"
 
 #ifdef BRAID_HAVE_HOPPER
 
 using namespace braid;
 using namespace braid::hopper;
+using namespace braid::hopper::testing;
 using braid::workloads::Mlp;
 using braid::workloads::MlpProblem;
 using braid::workloads::MlpVariant;
 
 namespace {
-
-class HopperTest : public GpuTest {
- protected:
-  void SetUp() override {
-    GpuTest::SetUp();
-    if (IsSkipped()) return;
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (major != 9) GTEST_SKIP() << "the Hopper GEMM needs an sm_90 GPU";
-  }
-};
-
-float to_float(uint16_t bits, DType d) { return bench::half_bits_to_float(bits, d == DType::BF16); }
-uint16_t from_float(float f, DType d) { return bench::float_to_half_bits(f, d == DType::BF16); }
-
-// A device buffer of 16-bit elements with its host copy.
-struct Buf {
-  std::vector<uint16_t> h;
-  uint16_t* d = nullptr;
-  explicit Buf(size_t n) : h(n) { BRAID_CUDA_CHECK(cudaMalloc(&d, n * 2)); }
-  ~Buf() { cudaFree(d); }
-  void random(std::mt19937& rng, float scale, DType dt) {
-    std::uniform_real_distribution<float> u(-scale, scale);
-    for (auto& x : h) x = from_float(u(rng), dt);
-    BRAID_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * 2, cudaMemcpyHostToDevice));
-  }
-  void poison() { BRAID_CUDA_CHECK(cudaMemset(d, 0xff, h.size() * 2)); }  // NaN in fp16 and bf16
-  void download() { BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * 2, cudaMemcpyDeviceToHost)); }
-};
 
 // fp32 reference of D = act(A . B) (B packed for SwiGLU, tile_n blocks), rounded like the kernel's output.
 std::vector<float> reference(const Buf& A, const Buf& B, int M, int N, int K, Activation act, int tile_n, DType dt) {
@@ -85,17 +56,6 @@ std::vector<float> reference(const Buf& A, const Buf& B, int M, int N, int K, Ac
       out[size_t(m) * n_out + j] = g / (1 + std::exp(-g)) * u;
     }
   return out;
-}
-
-double rel_error(const std::vector<float>& ref, const Buf& got, DType dt) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double g = to_float(got.h[i], dt);
-    if (!std::isfinite(g)) return 1e30;
-    num += (g - ref[i]) * (g - ref[i]);
-    den += double(ref[i]) * ref[i];
-  }
-  return std::sqrt(num / den);
 }
 
 struct GemmCase {

@@ -41,7 +41,7 @@ struct Conv2DWindow {
     const uint32_t m0 = y * cons_tile_m;
     uint32_t m1 = m0 + cons_tile_m - 1;
     if (m1 >= pixels()) m1 = pixels() - 1;
-    uint32_t lo0, hi0, lo1, hi1;
+    uint32_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
     row_tiles_for_offset(m0, m1, 0, 0, lo0, hi0);
     row_tiles_for_offset(m0, m1, R - 1, S - 1, lo1, hi1);
     lo = lo0 < lo1 ? lo0 : lo1;
@@ -50,7 +50,7 @@ struct Conv2DWindow {
   // Visit every producer tile a consumer tile (row-tile y) depends on.
   template <class F>
   BRAID_HD void for_each_producer_tile(Tile consumer, uint32_t cons_tile_m, F&& f) const {
-    uint32_t lo, hi;
+    uint32_t lo = 0, hi = 0;
     row_tiles(consumer.y, cons_tile_m, lo, hi);
     const Grid g = producer_grid();
     for (uint32_t y = lo; y <= hi; ++y)

@@ -1,5 +1,6 @@
-// Epilogue of braid's Hopper GEMM: split-K reduction, activation (None / GeLU / SwiGLU), direct
-// stores from the wgmma accumulators, all by the 256 consumer threads.
+// Epilogue of braid's Hopper GEMM and convolution: split-K reduction, bias (convolutions),
+// activation (None / GeLU / ReLU / SwiGLU), direct stores from the wgmma accumulators, all by the
+// consumer threads.
 //
 // Accumulator layout (wgmma 64xN per warpgroup, fp32): value i of a thread sits at (row, col) given
 // by the identity tensor partitioned like the accumulators; values 2j and 2j+1 are adjacent columns of
@@ -27,11 +28,13 @@ struct alignas(4) Pair {
   Element a, b;
 };
 
-// Stores the tile: D[r, c] for every accumulator value with r < M and c < n_out.
+// Stores the tile: D[r, c] = act(acc + bias[c]) for every accumulator value with r < M and c < n_out.
 //   accum, coord: a thread's accumulator values and their (row, col) inside the tile.
-template <class Element, class Accum, class Coord>
+//   kBias: add bias[c] (one per output column) before the activation; a compile-time switch so that
+//   the GEMMs' epilogue carries no bias code.
+template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out) {
+                                           int n_out, int m0, int n0_out, const Element* bias) {
   constexpr int kValues = decltype(cute::size(accum))::value;
   if (act == Activation::SwiGLU) {
     constexpr int kHalf = kValues / 2;
@@ -50,9 +53,17 @@ __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Act
     const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
     if (r < M && c < n_out) {
       float v0 = accum(i), v1 = accum(i + 1);
+      if constexpr (kBias) {
+        const Pair<Element> b = *reinterpret_cast<const Pair<Element>*>(bias + c);
+        v0 += float(b.a);
+        v1 += float(b.b);
+      }
       if (act == Activation::GeLU) {
         v0 = gelu_erf(v0);
         v1 = gelu_erf(v1);
+      } else if (act == Activation::ReLU) {
+        v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
+        v1 = v1 < 0.f ? 0.f : v1;
       }
       *reinterpret_cast<Pair<Element>*>(D + size_t(r) * n_out + c) = Pair<Element>{Element(v0), Element(v1)};
     }

@@ -2,7 +2,7 @@
 // workloads include it without pulling CUTLASS/CuTe into their translation units).
 //
 //   D[M, Nout] = act(A[M,K] . B[K,N])     A, B, D row-major, fp16 or bf16, fp32 accumulation
-//   act = None | GeLU (erf form)          Nout = N
+//   act = None | GeLU (erf form) | ReLU   Nout = N   (convolutions add a per-column bias first)
 //   act = SwiGLU                          Nout = N / 2, B packed by pack_swiglu_columns(): each
 //                                         tile_n-wide block of B holds tile_n/2 gate columns followed
 //                                         by the matching tile_n/2 up columns, so one output tile
@@ -16,11 +16,11 @@
 namespace braid::hopper {
 
 enum class DType : uint8_t { F16, BF16 };
-enum class Activation : uint8_t { None, GeLU, SwiGLU };
+enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 
 inline const char* dtype_name(DType d) { return d == DType::F16 ? "fp16" : "bf16"; }
 inline const char* activation_name(Activation a) {
-  return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : "swiglu";
+  return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : a == Activation::ReLU ? "relu" : "swiglu";
 }
 
 constexpr int kTileM = 128;  // the default tile height

@@ -1,6 +1,6 @@
 // The device layer of braid's Hopper GEMM for one element type and tile width: builds the kernel
 // parameters (CUTLASS collective arguments -> params, i.e. the TMA descriptors) and launches.
-// Included only by the instantiation units in src/hopper/.
+// Included only by the instantiation units in src/hopper/ (conv_device.cuh builds on it).
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -11,19 +11,43 @@
 
 namespace braid::hopper {
 
+// Opts the kernel of `Traits` in to the dynamic shared memory its pipeline needs (over the 48 KB default).
+template <class Traits>
+void reserve_kernel_smem(const char* what) {
+  cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(Traits::kSmemBytes));
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": cannot reserve shared memory: " + cudaGetErrorString(e));
+}
+
+// One persistent launch of the kernel of `Traits` (PDL attribute when asked).
+template <class Traits>
+void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, bool pdl, int ctas,
+                              const StageParams& sp, const char* what) {
+  params.sp = sp;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(ctas));
+  cfg.blockDim = dim3(Traits::kThreads);
+  cfg.dynamicSmemBytes = Traits::kSmemBytes;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  if (pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits>, params);
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch: " + cudaGetErrorString(e));
+}
+
 template <class Element, int TileM, int TileN>
 class GemmKernel final : public GemmKernelBase {
  public:
   using Traits = GemmTraits<Element, TileM, TileN>;
   using Mainloop = typename Traits::Mainloop;
 
-  GemmKernel() {
-    // Opt in to the dynamic shared memory the pipeline needs (over the 48 KB default).
-    cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(Traits::kSmemBytes));
-    if (e != cudaSuccess)
-      throw std::runtime_error(std::string("hopper gemm: cannot reserve shared memory: ") + cudaGetErrorString(e));
-  }
+  GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
 
   void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
                    unsigned long long* arrivals) override {
@@ -39,6 +63,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.K = a.K;
     params_.n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
     params_.D = reinterpret_cast<Element*>(a.D);
+    params_.bias = nullptr;
     params_.act = a.act;
     params_.sched = sched;
     params_.partials = reinterpret_cast<float2*>(partials);
@@ -46,21 +71,7 @@ class GemmKernel final : public GemmKernelBase {
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
-    params_.sp = sp;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(unsigned(ctas));
-    cfg.blockDim = dim3(Traits::kThreads);
-    cfg.dynamicSmemBytes = Traits::kSmemBytes;
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    if (pdl) {
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-    }
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits>, params_);
-    if (e != cudaSuccess) throw std::runtime_error(std::string("hopper gemm launch: ") + cudaGetErrorString(e));
+    launch_kernel_persistent<Traits>(params_, s, pdl, ctas, sp, "hopper gemm");
   }
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }

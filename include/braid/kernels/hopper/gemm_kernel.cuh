@@ -1,7 +1,8 @@
-// braid's Hopper GEMM kernel: TMA loads, wgmma, one producer warp + two consumer warpgroups
-// (warp-specialized, cooperative 128 x tile_n tiles), persistent over work units (whole tiles, split-K
-// or stream-K segments of tiles; work_schedule.hpp), with
-// braid's tile synchronization in its two natural places:
+// braid's Hopper GEMM kernel: TMA loads, wgmma, one producer warp + one consumer warpgroup per 64
+// tile rows (warp-specialized), persistent over work units (whole tiles, split-K or stream-K segments
+// of tiles; work_schedule.hpp), with braid's tile synchronization in its two natural places. The
+// same kernel runs implicit-GEMM convolutions (conv_traits.cuh): the traits say how A is loaded
+// (a TMA tiled or im2col view) and which rows/columns of a produced tensor a k-tile reads.
 //
 //   producer (one elected lane): for each k-tile
 //       acquire a pipeline stage
@@ -36,26 +37,22 @@
 
 namespace braid::hopper {
 
-template <class Element_, int TileM, int TileN>
-struct GemmTraits {
+// Shared memory the mainloops leave to the kernel (BlockSync, the split-K flag): the collective
+// builders size their pipelines to the rest.
+constexpr int kExtraSmem = 256;
+
+// What every instantiation of the kernel shares, given its collective mainloop: warp roles,
+// registers, shared storage. The GEMM and convolution traits add their Params and the index math
+// of their A operand (which rows and columns of a produced matrix a k-tile reads).
+template <class Element_, int TileM, int TileN, class Mainloop_>
+struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
   static_assert(TileM == 64 || TileM == 128, "tiles are 64 (one consumer warpgroup) or 128 (two) rows tall");
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
-  // 128 rows: cooperative (two consumer warpgroups of 64 rows); 64 rows: one consumer warpgroup, so
-  // that a pipeline stage spends less shared memory on the token operand and more stages of weights
-  // are in flight when tokens are few.
-  using Schedule = cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
-                                       cutlass::gemm::KernelTmaWarpSpecialized>;
   using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
-  static constexpr int kAlign = 8;             // 16-byte TMA rows
-  static constexpr int kExtraSmem = 256;       // BlockSync + split-K flag
-  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
-      cutlass::layout::RowMajor, kAlign, float, TileShape, ClusterShape,
-      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem>,
-      Schedule>::CollectiveOp;
+  using Mainloop = Mainloop_;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::MainloopPipeline;
   using PipelineState = typename Mainloop::PipelineState;
@@ -80,18 +77,62 @@ struct GemmTraits {
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
+  static_assert(sizeof(BlockSync) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
 
-  struct Params {
+  // The parameters every instantiation has (the traits' Params derive from this).
+  struct ParamsBase {
     typename Mainloop::Params mainloop;
     int M, N, K;       // GEMM shape (N: B's width; packed gate|up columns for SwiGLU)
     int n_out;         // D's width: N, or N/2 for SwiGLU
     Element* D;
+    const Element* bias;  // per output column (only read when the traits' kBias)
     Activation act;
     WorkSchedule sched;               // data-parallel / split-K / stream-K units of the CTAs
     float2* partials;                 // workspace: [slot][tile values] (tiles cut into segments)
     unsigned long long* arrivals;     // cumulative segment arrivals per tile position (never reset)
-    StageParams sp;                   // sp.grid: output tile grid; sp.shape: 128 x output tile cols
+    StageParams sp;                   // sp.grid: output tile grid; sp.shape: tile_m x output tile cols
   };
+};
+
+// 128 rows: cooperative (two consumer warpgroups of 64 rows); 64 rows: one consumer warpgroup, so
+// that a pipeline stage spends less shared memory on the token operand and more stages of weights
+// are in flight when tokens are few.
+// LayoutB: RowMajor for the GEMMs' [K, N] weights, ColumnMajor (K-major) for convolution filters.
+template <class Element, int TileM, int TileN, class LayoutB = cutlass::layout::RowMajor>
+using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
+    LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
+    cute::Shape<cute::_1, cute::_1, cute::_1>, cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem>,
+    cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                        cutlass::gemm::KernelTmaWarpSpecialized>>::CollectiveOp;
+
+// D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
+template <class Element_, int TileM, int TileN>
+struct GemmTraits : WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN>> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN>>;
+  using Mainloop = typename Base::Mainloop;
+  static constexpr bool kBias = false;
+  struct Params : Base::ParamsBase {};
+
+  // The TMA views of A and B: (BLK_M, BLK_K, m, k) and (BLK_N, BLK_K, n, k).
+  static __device__ __forceinline__ auto load_tensors(Mainloop& mainloop, const Params& p) {
+    using namespace cute;
+    auto t = mainloop.load_init(make_shape(p.M, p.N, p.K, 1), p.mainloop);
+    return make_tuple(get<0>(t)(_, _, _, _, 0), get<1>(t)(_, _, _, _, 0));
+  }
+  // Rows [r0, r1] of the produced A that row-tile y reads.
+  static __device__ __forceinline__ void a_rows(const Params& p, uint32_t y, uint32_t& r0, uint32_t& r1) {
+    r0 = y * TileM;
+    r1 = min(r0 + TileM, uint32_t(p.M)) - 1;
+  }
+  // Last column of A that k-tile k reads; the first and last columns of a unit's k range.
+  static __device__ __forceinline__ uint32_t a_col_end(const Params& p, int k) {
+    return min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
+  }
+  static __device__ __forceinline__ uint32_t a_first_col(const Params&, int k_begin) { return uint32_t(k_begin) * kTileK; }
+  static __device__ __forceinline__ uint32_t a_last_col(const Params& p, int k_end) {
+    return min(uint32_t(k_end) * kTileK, uint32_t(p.K)) - 1;
+  }
 };
 
 // The producer warp's loop over this CTA's work units: for each k-tile, acquire a pipeline stage,
@@ -106,9 +147,9 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   using PipelineState = typename Traits::PipelineState;
   const StageParams& sp = p.sp;
   Mainloop mainloop;
-  auto load_inputs = mainloop.load_init(make_shape(p.M, p.N, p.K, 1), p.mainloop);
-  Tensor gA_mkl = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k, l)
-  Tensor gB_nkl = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k, l)
+  auto load_inputs = Traits::load_tensors(mainloop, p);
+  Tensor gA_mk = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k)
+  Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
   Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
   Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
   auto tma_a = p.mainloop.tma_load_a.get_slice(0);
@@ -122,8 +163,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   PipelineState write = cutlass::make_producer_start_state<Pipeline>();
   ScheduledUnit w;
   for (auto cur = sched.begin(); sched.next(cur, w);) {
-    Tensor tAgA = tma_a.partition_S(gA_mkl(_, _, int(w.tile.y), _, 0));
-    Tensor tBgB = tma_b.partition_S(gB_nkl(_, _, int(w.tile.x), _, 0));
+    Tensor tAgA = tma_a.partition_S(gA_mk(_, _, int(w.tile.y), _));
+    Tensor tBgB = tma_b.partition_S(gB_nk(_, _, int(w.tile.x), _));
     uint32_t r0 = 0, r1 = 0, c_last = 0;
     uint64_t wait_ns = 0;
     // The unit's k-loop, with or without waits. Once the producer stage is known complete the plain
@@ -141,7 +182,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if constexpr (kW) {
           if (ok) {
             bool acquired = false;
-            const uint32_t c1 = min(uint32_t(k + 1) * kTileK, uint32_t(p.K)) - 1;
+            const uint32_t c1 = Traits::a_col_end(p, k);
             ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
             if (acquired && lane == 0) ptx::fence_proxy_async_global();
             // On failure (bounded wait timed out, or another wait failed) keep loading without
@@ -158,10 +199,9 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       }
     };
     if constexpr (kWait) {
-      r0 = w.tile.y * Traits::kTileM;
-      r1 = min(r0 + Traits::kTileM, uint32_t(p.M)) - 1;
-      waiter.reset(uint32_t(w.k_begin) * kTileK);
-      c_last = min(uint32_t(w.k_end) * kTileK, uint32_t(p.K)) - 1;
+      Traits::a_rows(p, w.tile.y, r0, r1);
+      waiter.reset(Traits::a_first_col(p, int(w.k_begin)));
+      c_last = Traits::a_last_col(p, int(w.k_end));
       const bool was_done = waiter.producer_done;
       if (waiter.stage_done(sp, epoch, 0)) {
         if (!was_done && lane == 0) ptx::fence_proxy_async_global();
@@ -261,7 +301,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2,
                                 Traits::kConsumerThreads);
       }
-      detail::store_tile(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out);
+      detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
+                                        p.bias);
       ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
       if (t == 0) {
         post_elected(sp, smem.bs.epoch, w.tile);

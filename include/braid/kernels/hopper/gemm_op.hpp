@@ -30,32 +30,34 @@ struct GemmArgs {
   Activation act = Activation::None;
 };
 
-// What a concrete kernel instantiation provides (one per element type x tile width).
-class GemmKernelBase {
+// What a concrete kernel instantiation provides (GEMM or convolution, one per element type x tile).
+class KernelBase {
  public:
-  virtual ~GemmKernelBase() = default;
+  virtual ~KernelBase() = default;
+  virtual void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) = 0;
+  virtual size_t smem_bytes() const = 0;
+};
+
+class GemmKernelBase : public KernelBase {
+ public:
   // Builds the kernel parameters (TMA descriptors) for the problem and its work schedule; workspace
   // pointers may be null when no tile is cut into segments.
   virtual void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
                            unsigned long long* arrivals) = 0;
-  virtual void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) = 0;
-  virtual size_t smem_bytes() const = 0;
 };
 
 // The instantiation for (dtype, tile_m, tile_n) (src/hopper/instances/*.cu); nullptr when there is none.
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n);
 
-class GemmOp {
+// One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
+// split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and
+// ConvOp (conv_op.hpp) are this with their own problem checks and kernel parameters.
+class PersistentOp {
  public:
-  GemmOp();
-  ~GemmOp();
-  GemmOp(GemmOp&&) noexcept;
-  GemmOp& operator=(GemmOp&&) noexcept;
-
-  // Checks the problem and the configuration, builds the kernel parameters and the split-K workspace.
-  // Returns an empty string, or why it cannot run (nothing is launched then).
-  std::string prepare(const GemmArgs& args, const GemmConfig& config);
-  static std::string can_implement(const GemmArgs& args, const GemmConfig& config);
+  PersistentOp();
+  ~PersistentOp();
+  PersistentOp(PersistentOp&&) noexcept;
+  PersistentOp& operator=(PersistentOp&&) noexcept;
 
   // The output tile grid and tile shape as braid sees them (x: column tiles of D, y: row tiles).
   Grid grid() const;
@@ -63,9 +65,7 @@ class GemmOp {
   int units() const;  // work units (whole tiles and tile segments)
   const WorkSchedule& schedule() const;
   int ctas() const;   // persistent CTAs launched
-  const GemmArgs& args() const;
   const GemmConfig& config() const;
-  std::string name() const;
 
   // As a stage of a braid::Chain: ctx.params must describe this op's grid and tile shape.
   void launch(const LaunchCtx& ctx) const;
@@ -73,10 +73,35 @@ class GemmOp {
   // its primary grid before loading). trigger: let the next kernel launch early (PDL).
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
 
-  struct Impl;  // opaque
+  // The checks every problem shares: split count, CTA count, decomposition, order. "" when fine.
+  static std::string check_schedule(const GemmConfig& c, int k_tiles);
+
+  struct Work;  // opaque: schedule, workspace, kernel
+
+ protected:
+  // Builds the work schedule (k_tiles k-steps per tile) and its workspace for `kernel`. The caller
+  // then sets the kernel's problem with schedule() and workspace().
+  void build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShape tile, uint32_t k_tiles, const GemmConfig& c,
+             const char* what);
+  void* partials() const;
+  unsigned long long* arrivals() const;
+  KernelBase& kernel() const;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Work> work_;
+};
+
+class GemmOp : public PersistentOp {
+ public:
+  // Checks the problem and the configuration, builds the kernel parameters and the split-K workspace.
+  // Returns an empty string, or why it cannot run (nothing is launched then).
+  std::string prepare(const GemmArgs& args, const GemmConfig& config);
+  static std::string can_implement(const GemmArgs& args, const GemmConfig& config);
+  const GemmArgs& args() const { return args_; }
+  std::string name() const;
+
+ private:
+  GemmArgs args_;
 };
 
 // Host-side packing of SwiGLU weights: W [K, 2F] = [gate | up] -> packed [K, 2F] where each tile_n

@@ -1,0 +1,51 @@
+// The device layer of braid's Hopper convolution for one element type and tile: the im2col TMA
+// descriptors (CUTLASS's implicit-GEMM collective arguments -> params) and the launch.
+// Included only by the instantiation units in src/hopper/instances/conv_*.cu.
+#pragma once
+#include "braid/kernels/hopper/conv_op.hpp"
+#include "braid/kernels/hopper/conv_traits.cuh"
+#include "braid/kernels/hopper/gemm_device.cuh"
+
+namespace braid::hopper {
+
+template <class Element, int TileM, int TileN>
+class ConvKernel final : public ConvKernelBase {
+ public:
+  using Traits = ConvTraits<Element, TileM, TileN>;
+  using Mainloop = typename Traits::Mainloop;
+
+  ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }
+
+  void set_problem(const ConvArgs& a, const WorkSchedule& sched, void* partials,
+                   unsigned long long* arrivals) override {
+    const Conv2dProblem problem(cutlass::conv::Mode::kCrossCorrelation, {a.N, a.H, a.W, a.C}, {a.K, a.R, a.S, a.C},
+                                {a.pad, a.pad}, {a.pad, a.pad}, {1, 1}, {1, 1}, 1);
+    params_.mainloop = Mainloop::to_underlying_arguments(problem, reinterpret_cast<const Element*>(a.X),
+                                                         reinterpret_cast<const Element*>(a.Wt));
+    params_.problem = problem;
+    params_.M = a.pixels();
+    params_.N = a.K;
+    params_.K = a.R * a.S * a.C;
+    params_.n_out = a.K;
+    params_.D = reinterpret_cast<Element*>(a.Y);
+    params_.bias = reinterpret_cast<const Element*>(a.bias);
+    params_.act = a.act;
+    params_.sched = sched;
+    params_.partials = reinterpret_cast<float2*>(partials);
+    params_.arrivals = arrivals;
+    params_.img_w = a.W;
+    params_.pad = a.pad;
+    params_.channels = a.C;
+  }
+
+  void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
+    launch_kernel_persistent<Traits>(params_, s, pdl, ctas, sp, "hopper conv");
+  }
+
+  size_t smem_bytes() const override { return Traits::kSmemBytes; }
+
+ private:
+  typename Traits::Params params_{};
+};
+
+}  // namespace braid::hopper

@@ -1,0 +1,53 @@
+// braid::hopper::ConvOp: braid's Hopper implicit-GEMM 3x3 (R x S) convolution behind a plain
+// (non-template) interface: NHWC activations, KRSC filters, fp16/bf16, fp32 accumulation, stride 1,
+// same padding, bias + ReLU (or no activation) fused in the epilogue.
+//
+//   hopper::ConvOp c;
+//   if (auto why = c.prepare({DType::F16, X, Wt, bias, Y, N, H, W, C, K}, cfg); !why.empty()) ...
+//   c.run(stream);                                                       // plain, stream-ordered
+//   chain.set_launcher(i, [&](const LaunchCtx& ctx) { c.launch(ctx); });  // a stage of a Chain
+//
+// The GEMM view (conv_traits.cuh): M = N*H*W pixels, N = K filters, K = R*S*C; GemmConfig picks the
+// tile (tile_m 64/128 pixels x tile_n 64/128 filters) and the work decomposition (split-K, stream-K).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "braid/kernels/hopper/gemm_op.hpp"
+
+namespace braid::hopper {
+
+struct ConvArgs {
+  DType dtype = DType::F16;
+  const void* X = nullptr;     // [N, H, W, C]
+  const void* Wt = nullptr;    // [K, R, S, C]
+  const void* bias = nullptr;  // [K]
+  void* Y = nullptr;           // [N, H, W, K]
+  int N = 0, H = 0, W = 0, C = 0, K = 0;
+  int R = 3, S = 3, pad = 1;
+  Activation act = Activation::ReLU;  // ReLU or None
+
+  int pixels() const { return N * H * W; }
+};
+
+class ConvKernelBase : public KernelBase {
+ public:
+  virtual void set_problem(const ConvArgs& a, const WorkSchedule& sched, void* partials,
+                           unsigned long long* arrivals) = 0;
+};
+
+// The instantiation for (dtype, tile_m, tile_n) (src/hopper/instances/conv_*.cu); nullptr when none.
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n);
+
+class ConvOp : public PersistentOp {
+ public:
+  std::string prepare(const ConvArgs& args, const GemmConfig& config);
+  static std::string can_implement(const ConvArgs& args, const GemmConfig& config);
+  const ConvArgs& args() const { return args_; }
+  std::string name() const;
+
+ private:
+  ConvArgs args_;
+};
+
+}  // namespace braid::hopper

@@ -1,0 +1,65 @@
+// braid::hopper::ConvOp: checks and the choice of the instantiation.
+#include "braid/kernels/hopper/conv_op.hpp"
+
+#include "braid/runtime/chain.cuh"
+
+namespace braid::hopper {
+
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64();
+
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n) {
+  if (dtype == DType::F16) {
+    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64();
+    if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128();
+    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64();
+    if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128();
+  } else {
+    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_bf16_128x64();
+    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_bf16_64x64();
+  }
+  return nullptr;
+}
+
+std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
+  if (a.X == nullptr || a.Wt == nullptr || a.Y == nullptr || a.bias == nullptr)
+    return "X, Wt, bias and Y must be device pointers";
+  if (a.N < 1 || a.H < 1 || a.W < 1 || a.C < 1 || a.K < 1)
+    return "N, H, W, C, K must be positive (got " + std::to_string(a.N) + ", " + std::to_string(a.H) + ", " +
+           std::to_string(a.W) + ", " + std::to_string(a.C) + ", " + std::to_string(a.K) + ")";
+  if (a.C % kTileK != 0)
+    return "C must be a multiple of " + std::to_string(kTileK) + " (a k-tile is one filter tap's channel block); got C=" +
+           std::to_string(a.C);
+  if (a.K % 8 != 0) return "K (filters) must be a multiple of 8 (16-byte rows); got K=" + std::to_string(a.K);
+  if (a.R < 1 || a.S < 1 || a.R > 15 || a.S > 15 || a.pad < 0 || 2 * a.pad != a.R - 1 || a.R != a.S)
+    return "filters must be square, odd, at most 15, with same padding (pad = (R-1)/2); got R=" + std::to_string(a.R) +
+           " S=" + std::to_string(a.S) + " pad=" + std::to_string(a.pad);
+  if (int64_t(a.N) * a.H * a.W >= (int64_t(1) << 31)) return "N*H*W must fit in 31 bits";
+  if (a.act != Activation::ReLU && a.act != Activation::None) return "the convolution's activation is ReLU or none";
+  if (c.tile_n != 64 && c.tile_n != 128) return "tile_n must be 64 or 128 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
+  return check_schedule(c, a.R * a.S * a.C / kTileK);
+}
+
+std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
+  if (std::string why = can_implement(a, c); !why.empty()) return why;
+  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n);
+  if (!k)
+    return std::string("no ") + dtype_name(a.dtype) + " convolution kernel with a " + std::to_string(c.tile_m) + "x" +
+           std::to_string(c.tile_n) + " tile";
+  ConvKernelBase* kernel = k.get();
+  const Grid grid{ceil_div(uint32_t(a.K), uint32_t(c.tile_n)), ceil_div(uint32_t(a.pixels()), uint32_t(c.tile_m)), 1};
+  build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(c.tile_n)}, uint32_t(a.R * a.S * a.C / kTileK), c,
+        "hopper::ConvOp");
+  kernel->set_problem(a, schedule(), partials(), arrivals());
+  args_ = a;
+  return "";
+}
+
+std::string ConvOp::name() const { return std::string("hopper-conv-") + dtype_name(args_.dtype) + "-" + config().name(); }
+
+}  // namespace braid::hopper

@@ -1,0 +1,280 @@
+// braid-bench-conv: the Conv2D pair benchmark of issue 5 (ResNet-38 / VGG-19 layers).
+//   a pair of dependent 3x3 convolutions, stride 1, same padding, C -> C -> C channels, bias + ReLU
+//   each, NHWC fp16, at (C, HW) = 64x56, 128x28, 256x14, 512x7 and batch N = 1, 4, 8, ..., 32.
+// In one run on one GPU, for each case:
+//   floor   max(FLOP/peak, bytes/bandwidth): peak = cuBLAS fp16 8192^3 GEMM, bandwidth = device copy,
+//           both measured here; bytes = X + both filters + the final output (fp16)
+//   braid   its Hopper implicit-GEMM convolution: per-layer tile/split-K/stream-K search in stream
+//           order, then the chain variants with the chosen configurations (stream order, PDL alone,
+//           Conv2DTileSync / RowSync x PDL / wait kernel), each under a CUDA graph; `braid` = the fastest
+//           that passes its checks (what braid picks for a user)
+//   peers   read from --peers (bench/conv_torch.py's CSV: cuDNN through PyTorch, channels_last,
+//           benchmark mode, CUDA graph), run just before on the same GPU
+// Checks: every variant's final output against an fp32 GPU reference (max-norm relative error < 1e-2),
+// and every synchronized variant bit-identical to braid's stream order. CSV per ../shared/results-format.md.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "braid/bench/conv_reference.cuh"
+#include "braid/bench/harness.cuh"
+#ifdef BRAID_HAVE_HOPPER
+#include "braid/workloads/conv_chain.cuh"
+#endif
+
+using namespace braid;
+
+#ifndef BRAID_GIT_COMMIT
+#define BRAID_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+std::vector<int> parse_ints(const std::string& s) {
+  std::vector<int> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) v.push_back(std::stoi(t));
+  return v;
+}
+
+struct Layer {
+  int C, HW;
+};
+
+std::vector<Layer> parse_layers(const std::string& s) {
+  std::vector<Layer> v;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ',')) {
+    const size_t x = t.find('x');
+    if (x == std::string::npos) throw std::invalid_argument("--layers wants CxHW items, e.g. 64x56; got " + t);
+    v.push_back({std::stoi(t.substr(0, x)), std::stoi(t.substr(x + 1))});
+  }
+  return v;
+}
+
+std::string shape_key(int C, int HW, int N) {
+  return "C=" + std::to_string(C) + ";HW=" + std::to_string(HW) + ";N=" + std::to_string(N);
+}
+
+// Peer rows from conv_torch.py: shape,variant,time_us,check[,rel_err]
+struct PeerRow {
+  std::string variant;
+  double us;
+  bool pass;
+};
+std::multimap<std::string, PeerRow> read_peers(const std::string& path) {
+  std::multimap<std::string, PeerRow> m;
+  if (path.empty()) return m;
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read --peers " + path);
+  std::string line;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::vector<std::string> c;
+    std::stringstream ss(line);
+    std::string t;
+    while (std::getline(ss, t, ',')) c.push_back(t);
+    if (c.size() < 4) continue;
+    m.insert({c[0], PeerRow{c[1], std::stod(c[2]), c[3] == "pass"}});
+  }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifndef BRAID_HAVE_HOPPER
+  (void)argc;
+  (void)argv;
+  std::fprintf(stderr, "braid-bench-conv: built without braid's Hopper kernels (CUTLASS headers missing)\n");
+  return 2;
+#else
+  std::string layers_arg = "64x56,128x28,256x14,512x7", batches_arg = "1,4,8,12,16,20,24,28,32", out, peers_path;
+  std::string commit = BRAID_GIT_COMMIT;
+  int reps = 30;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--layers") layers_arg = next();
+    else if (a == "--batches") batches_arg = next();
+    else if (a == "--reps") reps = std::stoi(next());
+    else if (a == "--out") out = next();
+    else if (a == "--peers") peers_path = next();
+    else if (a == "--commit") commit = next();
+    else {
+      std::fprintf(stderr,
+                   "usage: braid-bench-conv [--layers 64x56,128x28,...] [--batches 1,4,...] [--reps N] [--out CSV]\n"
+                   "                        [--peers conv_torch.csv] [--commit HASH]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  const auto layers = parse_layers(layers_arg);
+  const auto batches = parse_ints(batches_arg);
+  const auto peers = read_peers(peers_path);
+
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  const bench::Ceilings ceil = bench::measure_ceilings(s);
+  std::printf("%s: peak %.0f TFLOP/s (cuBLAS fp16), copy bandwidth %.2f TB/s\n", bench::gpu_name().c_str(), ceil.tflops,
+              ceil.tbps);
+  bench::Timer timer(s);
+  std::vector<bench::ResultRow> rows;
+  bool all_pass = true;
+
+  using hopper::GemmConfig;
+  using workloads::ConvChain;
+  using workloads::ConvChainProblem;
+  using workloads::ConvChainVariant;
+
+  // The per-layer configurations tried: every tile, split-K 1/2/4, stream-K.
+  std::vector<GemmConfig> candidates;
+  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}}) {
+    for (int sk : {1, 2, 4}) {
+      GemmConfig c{tn, sk, 0};
+      c.tile_m = tm;
+      c.order = OrderKind::RowMajor;
+      candidates.push_back(c);
+    }
+    GemmConfig c{tn, 1, 0};
+    c.tile_m = tm;
+    c.order = OrderKind::RowMajor;
+    c.stream_k = true;
+    candidates.push_back(c);
+  }
+
+  const int total_cases = int(layers.size() * batches.size());
+  int case_no = 0;
+  for (const Layer& L : layers)
+    for (int N : batches) {
+      ++case_no;
+      const int C = L.C, H = L.HW, W = L.HW;
+      const size_t pix = size_t(N) * H * W, act = pix * C, wts = size_t(C) * 9 * C;
+      __half *X, *W1, *W2, *B1, *B2, *Y1, *Y2, *R1h;
+      float *R1, *R2;
+      for (__half** p : {&X, &Y1, &Y2, &R1h}) BRAID_CUDA_CHECK(cudaMalloc(p, act * 2));
+      for (__half** p : {&W1, &W2}) BRAID_CUDA_CHECK(cudaMalloc(p, wts * 2));
+      for (__half** p : {&B1, &B2}) BRAID_CUDA_CHECK(cudaMalloc(p, C * 2));
+      BRAID_CUDA_CHECK(cudaMalloc(&R1, act * 4));
+      BRAID_CUDA_CHECK(cudaMalloc(&R2, act * 4));
+      const uint64_t seed = 1000 + case_no;
+      fill_random(X, act, seed, 1.0f, s);
+      fill_random(W1, wts, seed + 1, 1.0f / std::sqrt(9.0f * C), s);
+      fill_random(W2, wts, seed + 2, 1.0f / std::sqrt(9.0f * C), s);
+      fill_random(B1, C, seed + 3, 0.1f, s);
+      fill_random(B2, C, seed + 4, 0.1f, s);
+      // fp32 reference of the pair (conv 2 reads conv 1's reference rounded to fp16, like the kernels)
+      bench::conv_reference(X, W1, B1, R1, N, H, W, C, C, true, s);
+      bench::float_to_half_kernel<<<1024, 256, 0, s>>>(R1, R1h, act);
+      bench::conv_reference(R1h, W2, B2, R2, N, H, W, C, C, true, s);
+      BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+
+      const double flops = 2.0 * 2.0 * double(pix) * C * 9.0 * C;
+      const double bytes = 2.0 * (2.0 * double(act) + 2.0 * double(wts));
+      const double floor_us = std::max(flops / (ceil.tflops * 1e12), bytes / (ceil.tbps * 1e12)) * 1e6;
+      const std::string shape = shape_key(C, L.HW, N);
+      std::printf("[%d/%d] %s  floor %.1f us\n", case_no, total_cases, shape.c_str(), floor_us);
+      std::fflush(stdout);
+
+      // 1. per-layer search (stream order, each conv alone under a CUDA graph)
+      auto tune_layer = [&](const __half* in, const __half* wt, const __half* b, __half* y) {
+        GemmConfig best;
+        double best_us = 1e30;
+        for (const GemmConfig& c : candidates) {
+          hopper::ConvOp op;
+          if (!op.prepare({hopper::DType::F16, in, wt, b, y, N, H, W, C, C}, c).empty()) continue;
+          bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
+          const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
+          if (us < best_us) {
+            best_us = us;
+            best = c;
+          }
+        }
+        return std::make_pair(best, best_us);
+      };
+      const auto [c1, t1] = tune_layer(X, W1, B1, Y1);
+      const auto [c2, t2] = tune_layer(Y1, W2, B2, Y2);
+      std::printf("  tuned: conv1 %s %.1f us, conv2 %s %.1f us\n", c1.name().c_str(), t1, c2.name().c_str(), t2);
+
+      // 2. chain variants with the chosen configurations
+      std::vector<ConvChainVariant> variants;
+      {
+        ConvChainVariant v;
+        v.ordering = Ordering::StreamOrder;
+        variants.push_back(v);
+        v.pdl_only = true;
+        variants.push_back(v);
+        for (auto sy : {ConvChainVariant::Sync::Conv2DTileSync, ConvChainVariant::Sync::RowSync}) {
+          ConvChainVariant x;
+          x.sync = sy;
+          x.ordering = Ordering::PDL;
+          variants.push_back(x);
+        }
+        ConvChainVariant wk;
+        wk.ordering = Ordering::WaitKernel;
+        variants.push_back(wk);
+      }
+      const ConvChainProblem prob{hopper::DType::F16, {N, H, W}, C, X, {{C, W1, B1, Y1, c1}, {C, W2, B2, Y2, c2}}};
+      std::vector<__half> stream_bits(act), bits(act);
+      double best_us = 1e30;
+      std::string best_name;
+      for (size_t vi = 0; vi < variants.size(); ++vi) {
+        const ConvChainVariant& v = variants[vi];
+        ConvChain chain(prob, v);
+        BRAID_CUDA_CHECK(cudaMemsetAsync(Y1, 0xff, act * 2, s));
+        BRAID_CUDA_CHECK(cudaMemsetAsync(Y2, 0xff, act * 2, s));
+        chain.run(s);
+        chain.check(s);
+        const double err = bench::max_rel_error(Y2, R2, act);
+        BRAID_CUDA_CHECK(cudaMemcpy(bits.data(), Y2, act * 2, cudaMemcpyDeviceToHost));
+        if (vi == 0) stream_bits = bits;
+        const bool identical = std::memcmp(bits.data(), stream_bits.data(), act * 2) == 0;
+        bench::Graph g(s, [&](cudaStream_t st) { chain.run(st); });
+        const double us = timer.median_us([&] { g.launch(); }, reps, 5);
+        chain.check(s);
+        const bool pass = err < 1e-2 && identical;
+        all_pass &= pass;
+        const std::string name = "braid:" + v.name() + "/" + c1.name() + "+" + c2.name();
+        rows.push_back({"conv-pair", shape, "fp16", name, us, floor_us, pass});
+        std::printf("  %-62s %9.1f us  %5.2f of floor  err %.1e%s%s\n", name.c_str(), us, floor_us / us, err,
+                    identical ? "" : "  NOT BIT-IDENTICAL TO STREAM ORDER", pass ? "" : "  CHECK FAILED");
+        if (pass && us < best_us) {
+          best_us = us;
+          best_name = name;
+        }
+      }
+      if (!best_name.empty()) rows.push_back({"conv-pair", shape, "fp16", "braid", best_us, floor_us, true});
+      double best_peer = 1e30;
+      for (auto [it, end] = peers.equal_range(shape); it != end; ++it) {
+        rows.push_back({"conv-pair", shape, "fp16", it->second.variant, it->second.us, floor_us, it->second.pass});
+        if (it->second.pass) best_peer = std::min(best_peer, it->second.us);
+      }
+      if (best_peer < 1e30)
+        std::printf("  braid %.1f us (%s): %.2fx the best peer (%.1f us), %.2f of floor\n", best_us, best_name.c_str(),
+                    best_peer / best_us, best_peer, floor_us / best_us);
+      std::fflush(stdout);
+      for (void* p : {(void*)X, (void*)Y1, (void*)Y2, (void*)R1h, (void*)W1, (void*)W2, (void*)B1, (void*)B2,
+                      (void*)R1, (void*)R2})
+        BRAID_CUDA_CHECK(cudaFree(p));
+    }
+  if (!out.empty()) {
+    bench::write_results_csv(out, commit, rows);
+    std::printf("wrote %s\n", out.c_str());
+  }
+  std::printf(all_pass ? "checks: all braid variants passed\n" : "checks: SOME VARIANTS FAILED\n");
+  return all_pass ? 0 : 1;
+#endif
+}
