@@ -82,7 +82,9 @@ def main():
     is_stream = lambda v: v == "braid:stream" or v.startswith("braid:stream/")
     layers = sorted(by)
     all_variants = sorted({v for L in by.values() for cell in L.values() for v in cell})
-    others = [v for v in all_variants if v.startswith("braid:") and not is_stream(v)]
+    # one line per kind of variant (the part before "/<conv1 config>+<conv2 config>"), best config each
+    kind = lambda v: v.split("/")[0]
+    others = sorted({kind(v) for v in all_variants if v.startswith("braid:") and not is_stream(v)})
     peers = [v for v in all_variants if v.startswith("peer:") and v != BASE]
 
     ncols = 2 if len(layers) > 1 else 1
@@ -109,7 +111,7 @@ def main():
         if xs:
             ax.plot(xs, ys, "s--", color="tab:orange", lw=1.4, label="braid kernels, stream order")
         for j, v in enumerate(others):
-            xs, ys = series(lambda u, v=v: u == v)
+            xs, ys = series(lambda u, v=v: kind(u) == v)
             if xs:
                 ax.plot(xs, ys, ".-", color=OTHER_COLORS[j % len(OTHER_COLORS)], lw=0.8, label=v)
         for v in peers:
@@ -122,8 +124,12 @@ def main():
             if base and fl:
                 fx.append(n)
                 fy.append(base / fl)
+        ymax = 1.0
+        for line in ax.get_lines():
+            ymax = max([ymax] + [y for y in line.get_ydata()])
         if fx:
-            ax.plot(fx, fy, "k:", lw=1.3, label="floor")
+            ax.plot(fx, fy, "k:", lw=1.3, label="floor (clipped: cuDNN time / floor)")
+        ax.set_ylim(0, ymax * 1.25)
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xticks(ns)
         ax.set_xlabel("batch N")
