@@ -210,7 +210,9 @@ __device__ __forceinline__ void post_elected(const StageParams& sp, uint64_t epo
 __device__ __forceinline__ void begin_block(const StageParams& sp, BlockSync& bs) {
   if (sp.has(kPdlTrigger)) ptx::pdl_launch_dependents();
   if (detail::is_thread0()) {
-    const uint64_t epoch = read_epoch(sp);
+    // Unsynchronized launches never post, wait or advance the run count: no epoch to read (a global
+    // load every thread of the block would wait for, through the barrier below).
+    const uint64_t epoch = sp.has(kSync) || sp.has(kMarkStarted) ? read_epoch(sp) : 0;
     bs.epoch = epoch;
     bs.ok = 1;
     bs.tile_index = 0xffffffffu;
@@ -418,6 +420,9 @@ __device__ __forceinline__ void post(const StageParams& sp, BlockSync& bs, Tile 
 
 // Last block of the launch resets the per-launch counters and advances the run count.
 __device__ __forceinline__ void end_block(const StageParams& sp, BlockSync& bs) {
+  // Nothing to count in an unsynchronized launch with a static order (no run to advance, no ticket
+  // to reset): skip the barrier and the gpu-scope atomic, a measurable part of a short kernel.
+  if (!sp.has(kSync) && !sp.has(kDynamicOrder)) return;
   __syncthreads();
   if (detail::is_thread0()) {
     const uint32_t prev = ptx::atom_add_acq_rel(&sp.state->blocks_done, 1);
