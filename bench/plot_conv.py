@@ -6,11 +6,11 @@ the other peers (thin, grey), with the floor drawn as the best possible speedup 
 dotted black). Variants whose check failed are left out and listed in a warning. Also prints a text
 table per case: cuDNN time, braid time, speedup, floor_us / braid time.
 Usage: plot_conv.py results.csv [-o|--out out.png] (default: <csv> with .png)."""
-import argparse
 import csv
 import math
 import os
 import sys
+import plot_common
 
 BASE = "peer:cudnn-graph"
 # for the other braid:* variants: not red/orange (braid, braid:stream), grey (peers) or black (floor)
@@ -31,16 +31,7 @@ def num(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("csv")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_conv.py: matplotlib is not installed (scripts/setup.sh installs it)")
+    a, plt = plot_common.setup("plot_conv.py", __doc__)
     with open(a.csv, newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("workload") == "conv-pair"]
     if not rows:

@@ -3,23 +3,14 @@
 speedup over the cuBLASLt peer versus the token count T, for braid's autotuned chain, braid's kernels
 in stream order, and the other peers, with the floor drawn as the best possible speedup
 (cuBLASLt time / floor time). Usage: plot_mlp.py results.csv [-o out.png] (default: <csv>-speedup.png)."""
-import argparse
 import csv
 import os
 import sys
+import plot_common
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("csv")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_mlp.py: matplotlib is not installed (scripts/setup.sh installs it)")
+    a, plt = plot_common.setup("plot_mlp.py", __doc__)
     rows = list(csv.DictReader(open(a.csv)))
     if not rows:
         sys.exit(f"plot_mlp.py: {a.csv} has no rows")

@@ -2,11 +2,11 @@
 """Plot a results CSV (../shared/results-format.md) as PNG: for each workload, the fraction of the
 floor (floor_us / time_us; 1.0 = at the physical limit) reached by every variant, per shape. Failed
 checks are drawn as crosses. Usage: plot_results.py results.csv [-o out.png] (default: same base name)."""
-import argparse
 import csv
 import os
 import re
 import sys
+import plot_common
 
 
 def shape_key(s):
@@ -15,16 +15,7 @@ def shape_key(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("csv")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_results.py needs matplotlib (scripts/setup.sh installs it)")
+    a, plt = plot_common.setup("plot_results.py", __doc__)
     rows = list(csv.DictReader(open(a.csv)))
     if not rows:
         sys.exit(f"{a.csv}: no rows")
