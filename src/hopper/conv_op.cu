@@ -60,6 +60,15 @@ std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   return "";
 }
 
+std::string ConvOp::rebind(const void* X, const void* residual) {
+  if (args_.Y == nullptr) return "rebind before prepare";
+  if (X == nullptr) return "X must be a device pointer";
+  args_.X = X;
+  args_.residual = residual;
+  static_cast<ConvKernelBase&>(kernel()).set_problem(args_, schedule(), partials(), arrivals());
+  return "";
+}
+
 std::string ConvOp::name() const { return std::string("hopper-conv-") + dtype_name(args_.dtype) + "-" + config().name(); }
 
 }  // namespace braid::hopper

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,10 @@ using braid::workloads::ConvChainVariant;
 
 namespace {
 
-// Y = act(bias + conv3x3(X, Wt)), same padding, NHWC / KRSC, accumulated in double; returns fp32.
+// Y = act(bias + conv3x3(X, Wt) (+ residual)), same padding, NHWC / KRSC, accumulated in double;
+// returns fp32.
 std::vector<float> conv_reference(const std::vector<float>& x, const Buf& wt, const Buf& bias, int N, int H, int W,
-                                  int C, int K, bool relu, DType dt) {
+                                  int C, int K, bool relu, DType dt, const Buf* residual = nullptr) {
   std::vector<float> w(wt.h.size());
   for (size_t i = 0; i < w.size(); ++i) w[i] = to_float(wt.h[i], dt);
   std::vector<float> y(size_t(N) * H * W * K);
@@ -37,7 +39,8 @@ std::vector<float> conv_reference(const std::vector<float>& x, const Buf& wt, co
     for (int h = 0; h < H; ++h)
       for (int xw = 0; xw < W; ++xw)
         for (int k = 0; k < K; ++k) {
-          double s = to_float(bias.h[k], dt);
+          const size_t o = ((size_t(n) * H + h) * W + xw) * K + k;
+          double s = to_float(bias.h[k], dt) + (residual ? to_float(residual->h[o], dt) : 0.f);
           for (int r = 0; r < 3; ++r)
             for (int q = 0; q < 3; ++q) {
               const int ih = h + r - 1, iw = xw + q - 1;
@@ -46,7 +49,7 @@ std::vector<float> conv_reference(const std::vector<float>& x, const Buf& wt, co
               const float* pw = &w[((size_t(k) * 3 + r) * 3 + q) * C];
               for (int c = 0; c < C; ++c) s += double(px[c]) * pw[c];
             }
-          y[((size_t(n) * H + h) * W + xw) * K + k] = relu && s < 0 ? 0.f : float(s);
+          y[o] = relu && s < 0 ? 0.f : float(s);
         }
   return y;
 }
@@ -246,6 +249,89 @@ TEST_F(HopperTest, ConvChainStuckProducerFailsWithSyncError) {
     EXPECT_NE(std::string(e.what()).find("conv2"), std::string::npos) << e.what();
   }
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+// A ResNet stage as one chain: L0 = conv(X), L1 = conv(L0) + X, L2 = conv(L1), L3 = conv(L2) + L1, each
+// with bias + ReLU, the shortcuts fused into the epilogue. Stream order matches the host; every sync
+// variant is bit-identical to it run after run; bind() moves the chain to another input.
+TEST_F(HopperTest, ConvResidualChainIsBitIdenticalAndRebinds) {
+  std::mt19937 rng(31);
+  const int N = 2, H = 10, W = 12, C = 64;
+  const size_t pix = size_t(N) * H * W;
+  const DType dt = DType::F16;
+  Buf X(pix * C), X2(pix * C);
+  std::deque<Buf> Wt, B, Y;  // Buf is not movable: a deque never relocates its elements
+  for (int i = 0; i < 4; ++i) {
+    Wt.emplace_back(size_t(C) * 9 * C);
+    B.emplace_back(size_t(C));
+    Y.emplace_back(pix * C);
+    Wt[i].random(rng, (i % 2 ? 0.5f : 1.0f) / std::sqrt(9.0f * C), dt);
+    B[i].random(rng, 0.1f, dt);
+  }
+  X.random(rng, 1.0f, dt);
+  X2.random(rng, 1.0f, dt);
+  GemmConfig g{64, 1, 0};
+  g.tile_m = 64;
+  g.order = OrderKind::RowMajor;
+  GemmConfig g2 = g;
+  g2.tile_m = 128;
+  g2.splits = 2;
+  auto problem = [&](const void* x) {
+    ConvChainProblem p{dt, {N, H, W}, C, x, {}};
+    p.layers.push_back({C, Wt[0].d, B[0].d, Y[0].d, g});
+    p.layers.push_back({C, Wt[1].d, B[1].d, Y[1].d, g2, x});
+    p.layers.push_back({C, Wt[2].d, B[2].d, Y[2].d, g});
+    p.layers.push_back({C, Wt[3].d, B[3].d, Y[3].d, g2, Y[1].d});
+    return p;
+  };
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  auto run_and_get = [&](ConvChain& c) {
+    for (auto& y : Y) y.poison();
+    c.run(s);
+    c.check(s);
+    std::vector<std::vector<uint16_t>> out;
+    for (auto& y : Y) {
+      y.download();
+      out.push_back(y.h);
+    }
+    return out;
+  };
+  ConvChainVariant stream;
+  stream.ordering = Ordering::StreamOrder;
+  std::vector<std::vector<std::vector<uint16_t>>> want;  // [input][layer]
+  for (const Buf* x : {&X, &X2}) {
+    ConvChain base(problem(x->d), stream);
+    want.push_back(run_and_get(base));
+    SCOPED_TRACE(x == &X ? "stream order vs host, input 1" : "stream order vs host, input 2");
+    const auto r0 = conv_reference(to_floats(*x, dt), Wt[0], B[0], N, H, W, C, C, true, dt);
+    EXPECT_LT(rel_error(r0, Y[0], dt), 2e-3);
+    const auto r1 = conv_reference(to_floats(Y[0], dt), Wt[1], B[1], N, H, W, C, C, true, dt, x);
+    EXPECT_LT(rel_error(r1, Y[1], dt), 2e-3);
+    const auto r3 = conv_reference(to_floats(Y[2], dt), Wt[3], B[3], N, H, W, C, C, true, dt, &Y[1]);
+    EXPECT_LT(rel_error(r3, Y[3], dt), 2e-3);
+  }
+  for (const auto& v : conv_sync_variants()) {
+    SCOPED_TRACE(v.name());
+    ConvChain chain(problem(X.d), v);
+    for (int rep = 0; rep < 2; ++rep) ASSERT_TRUE(run_and_get(chain) == want[0]) << "run " << rep;
+    chain.bind(X2.d, {nullptr, X2.d, nullptr, Y[1].d});
+    ASSERT_TRUE(run_and_get(chain) == want[1]) << "after bind";
+  }
+  ConvChain c(problem(X.d), stream);
+  EXPECT_THROW(c.bind(X.d, {nullptr, nullptr}), PlanError);                    // one residual per layer
+  EXPECT_THROW(c.bind(X.d, {nullptr, Y[2].d, nullptr, nullptr}), PlanError);   // written later in the chain
+  BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+// The variant names the benchmarks and the C interface take: parse() inverts name(), and rejects
+// the rest. (Host only: runs without a GPU.)
+TEST(ConvChainVariantNames, ParseInvertsName) {
+  for (const auto& v : conv_sync_variants()) EXPECT_EQ(ConvChainVariant::parse(v.name()).name(), v.name());
+  EXPECT_EQ(ConvChainVariant::parse("stream").name(), "stream");
+  EXPECT_EQ(ConvChainVariant::parse("rowsync-pdl-noR").name(), "rowsync-pdl-noR");
+  for (const char* bad : {"", "tilesync-pdl", "conv2dtilesync", "conv2dtilesync-stream", "rowsync-fast", "pdl"})
+    EXPECT_THROW(ConvChainVariant::parse(bad), PlanError) << bad;
 }
 
 #endif  // BRAID_HAVE_HOPPER

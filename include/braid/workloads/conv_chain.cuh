@@ -24,6 +24,10 @@ struct ConvLayer {
   const void* bias = nullptr;  // [K]
   void* Y = nullptr;           // [N, H, W, K]
   hopper::GemmConfig cfg;      // tile and decomposition (tile_n 64 or 128)
+  // Optional [N, H, W, K], added before the ReLU (a ResNet basic block's shortcut): the chain's input
+  // X, an earlier layer's Y (complete for this tile's pixels once its waits pass: every window holds
+  // its own pixels), or a tensor written before run() in stream order.
+  const void* residual = nullptr;
 };
 
 struct ConvChainProblem {
@@ -45,6 +49,30 @@ struct ConvChainVariant {
     std::string n = std::string(sync == Sync::RowSync ? "rowsync-" : "conv2dtilesync-") + ordering_name(ordering);
     return weights_first ? n : n + "-noR";
   }
+  // The inverse of name(): "stream", "pdl-only", "<conv2dtilesync|rowsync>-<ordering>[-noR]".
+  // Throws PlanError on anything else.
+  static ConvChainVariant parse(const std::string& text) {
+    ConvChainVariant v;
+    if (text == "stream" || text == "pdl-only") {
+      v.ordering = Ordering::StreamOrder;
+      v.pdl_only = text == "pdl-only";
+      return v;
+    }
+    std::string rest = text;
+    if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-noR") == 0) {
+      v.weights_first = false;
+      rest.resize(rest.size() - 4);
+    }
+    const size_t dash = rest.find('-');
+    const std::string sync = rest.substr(0, dash);
+    if (dash == std::string::npos || (sync != "conv2dtilesync" && sync != "rowsync"))
+      throw PlanError("conv chain variant '" + text +
+                      "': expected stream, pdl-only or <conv2dtilesync|rowsync>-<ordering>[-noR]");
+    v.sync = sync == "rowsync" ? Sync::RowSync : Sync::Conv2DTileSync;
+    v.ordering = parse_ordering(rest.substr(dash + 1));
+    if (v.ordering == Ordering::StreamOrder) throw PlanError("conv chain variant '" + text + "': a sync policy needs an overlapping ordering");
+    return v;
+  }
 };
 
 class ConvChain {
@@ -60,7 +88,10 @@ class ConvChain {
     for (size_t i = 0; i < p.layers.size(); ++i) {
       const ConvLayer& l = p.layers[i];
       const hopper::ConvArgs a{p.dtype, in, l.Wt, l.bias, l.Y, p.img.N, p.img.H, p.img.W, C, l.K,
-                               p.img.R, p.img.R, p.img.pad, hopper::Activation::ReLU};
+                               p.img.R, p.img.R, p.img.pad, hopper::Activation::ReLU, l.residual};
+      for (size_t j = i; j < p.layers.size(); ++j)
+        BRAID_REQUIRE(l.residual == nullptr || l.residual != p.layers[j].Y,
+                      "ConvChain layer " + std::to_string(i) + ": its residual is written by this or a later layer");
       if (auto why = ops_[i].prepare(a, l.cfg); !why.empty())
         throw PlanError("ConvChain layer " + std::to_string(i) + ": " + why);
       stages.push_back(ConvStageDesc{"conv" + std::to_string(i + 1), C, l.K, l.cfg.tile_m, l.cfg.tile_n, pol, l.cfg.order});
@@ -84,6 +115,21 @@ class ConvChain {
     chain_->run(s, v_.ordering);
   }
   void check(cudaStream_t s) { chain_->check(s); }
+
+  // The same chain on another input X and other residuals (one per layer, null for none), same
+  // shapes; the outputs stay. Host only (may run during graph capture). Throws PlanError.
+  void bind(const void* X, const std::vector<const void*>& residuals) {
+    BRAID_REQUIRE(residuals.size() == p_.layers.size(), "ConvChain::bind: one residual per layer (null for none)");
+    p_.X = X;
+    for (size_t i = 0; i < p_.layers.size(); ++i) {
+      for (size_t j = i; j < p_.layers.size(); ++j)
+        BRAID_REQUIRE(residuals[i] == nullptr || residuals[i] != p_.layers[j].Y,
+                      "ConvChain::bind layer " + std::to_string(i) + ": its residual is written by this or a later layer");
+      p_.layers[i].residual = residuals[i];
+      const std::string why = ops_[i].rebind(i == 0 ? X : p_.layers[i - 1].Y, residuals[i]);
+      BRAID_REQUIRE(why.empty(), "ConvChain::bind layer " + std::to_string(i) + ": " + why);
+    }
+  }
 
   Chain& chain() { return *chain_; }
   const hopper::ConvOp& op(int i) const { return ops_.at(size_t(i)); }

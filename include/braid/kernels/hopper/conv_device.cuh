@@ -29,6 +29,7 @@ class ConvKernel final : public ConvKernelBase {
     params_.n_out = a.K;
     params_.D = reinterpret_cast<Element*>(a.Y);
     params_.bias = reinterpret_cast<const Element*>(a.bias);
+    params_.residual = reinterpret_cast<const Element*>(a.residual);
     params_.act = a.act;
     params_.sched = sched;
     params_.partials = reinterpret_cast<float2*>(partials);

@@ -1,6 +1,6 @@
 // braid::hopper::ConvOp: braid's Hopper implicit-GEMM 3x3 (R x S) convolution behind a plain
 // (non-template) interface: NHWC activations, KRSC filters, fp16/bf16, fp32 accumulation, stride 1,
-// same padding, bias + ReLU (or no activation) fused in the epilogue.
+// same padding, bias (+ a residual tensor) + ReLU (or no activation) fused in the epilogue.
 //
 //   hopper::ConvOp c;
 //   if (auto why = c.prepare({DType::F16, X, Wt, bias, Y, N, H, W, C, K}, cfg); !why.empty()) ...
@@ -26,6 +26,7 @@ struct ConvArgs {
   int N = 0, H = 0, W = 0, C = 0, K = 0;
   int R = 3, S = 3, pad = 1;
   Activation act = Activation::ReLU;  // ReLU or None
+  const void* residual = nullptr;     // optional [N, H, W, K]: Y = act(conv + bias + residual)
 
   int pixels() const { return N * H * W; }
 };
@@ -43,6 +44,10 @@ class ConvOp : public PersistentOp {
  public:
   std::string prepare(const ConvArgs& args, const GemmConfig& config);
   static std::string can_implement(const ConvArgs& args, const GemmConfig& config);
+  // Points the prepared convolution at another input and residual of the same shape (host only: no
+  // allocation, no launch, so it may run while a CUDA graph is being captured). Frameworks whose
+  // tensors move between calls rebind before each launch. "" or what is wrong.
+  std::string rebind(const void* X, const void* residual);
   const ConvArgs& args() const { return args_; }
   std::string name() const;
 

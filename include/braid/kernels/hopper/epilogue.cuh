@@ -28,13 +28,18 @@ struct alignas(4) Pair {
   Element a, b;
 };
 
-// Stores the tile: D[r, c] = act(acc + bias[c]) for every accumulator value with r < M and c < n_out.
+// Stores the tile: D[r, c] = act(acc + bias[c] + residual[r, c]) for every accumulator value with
+// r < M and c < n_out.
 //   accum, coord: a thread's accumulator values and their (row, col) inside the tile.
-//   kBias: add bias[c] (one per output column) before the activation; a compile-time switch so that
-//   the GEMMs' epilogue carries no bias code.
+//   kBias: add bias[c] (one per output column) and, when `residual` is not null, residual[r, c] (same
+//   layout as D: a ResNet block's shortcut) before the activation, in fp32, rounding once. A
+//   compile-time switch so that the GEMMs' epilogue carries no bias code. In a chain the residual is
+//   an earlier stage's output: its rows were complete before this tile's waits passed (every conv's
+//   window contains its own pixels, so the chain of waits covers them transitively).
 template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out, const Element* bias) {
+                                           int n_out, int m0, int n0_out, const Element* bias,
+                                           const Element* residual) {
   constexpr int kValues = decltype(cute::size(accum))::value;
   if (act == Activation::SwiGLU) {
     constexpr int kHalf = kValues / 2;
@@ -57,6 +62,11 @@ __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Act
         const Pair<Element> b = *reinterpret_cast<const Pair<Element>*>(bias + c);
         v0 += float(b.a);
         v1 += float(b.b);
+        if (residual != nullptr) {
+          const Pair<Element> s = *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c);
+          v0 += float(s.a);
+          v1 += float(s.b);
+        }
       }
       if (act == Activation::GeLU) {
         v0 = gelu_erf(v0);

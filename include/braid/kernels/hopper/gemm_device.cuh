@@ -64,6 +64,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
     params_.D = reinterpret_cast<Element*>(a.D);
     params_.bias = nullptr;
+    params_.residual = nullptr;
     params_.act = a.act;
     params_.sched = sched;
     params_.partials = reinterpret_cast<float2*>(partials);

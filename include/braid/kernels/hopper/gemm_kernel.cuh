@@ -85,7 +85,8 @@ struct WarpSpecializedTraits {
     int M, N, K;       // GEMM shape (N: B's width; packed gate|up columns for SwiGLU)
     int n_out;         // D's width: N, or N/2 for SwiGLU
     Element* D;
-    const Element* bias;  // per output column (only read when the traits' kBias)
+    const Element* bias;      // per output column (only read when the traits' kBias)
+    const Element* residual;  // null, or added like bias, one per output element (only with kBias)
     Activation act;
     WorkSchedule sched;               // data-parallel / split-K / stream-K units of the CTAs
     float2* partials;                 // workspace: [slot][tile values] (tiles cut into segments)
@@ -302,7 +303,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
                                 Traits::kConsumerThreads);
       }
       detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
-                                        p.bias);
+                                        p.bias, p.residual);
       ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
       if (t == 0) {
         post_elected(sp, smem.bs.epoch, w.tile);
