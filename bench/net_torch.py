@@ -352,18 +352,15 @@ def measure_ceilings():
     return peak, bw
 
 
-def flops_bytes(specs, shapes, x, out):
-    """FLOPs of every conv and FC; bytes = weights + input + logits (each once)."""
-    fl, by = 0.0, 0.0
+def flops_bytes(specs, prog, P, x, out):
+    """FLOPs of the network (PyTorch's FlopCounterMode: every conv and matmul); bytes = weights +
+    input + logits, each once."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as fc:
+        run_torch(prog, P, x)
     es = x.element_size()
-    for name, k, c, r in specs:
-        by += (k * c * r * r + k) * es
-        if name.startswith("fc"):
-            fl += 2.0 * x.shape[0] * k * c
-        else:
-            n, _, h, w = shapes[name]
-            fl += 2.0 * n * h * w * k * c * r * r
-    return fl, by + (x.numel() + out.numel()) * es
+    by = sum(w.numel() + b.numel() for w, b in P.values()) * es
+    return float(fc.get_total_flops()), by + (x.numel() + out.numel()) * es
 
 
 def main():
@@ -428,6 +425,7 @@ def main():
                     y = run_torch(prog, P, x)
                     e_e = rel_err(y, ref)
                     rows.append(("peer:torch-eager", time_it(lambda: run_torch(prog, P, x), scratch, a.reps, a.warmup), e_e < TOL, e_e))
+                    log(f"{prefix} peer:torch-graph {rows[0][1]:.1f} us (rel {e_t:.1e}), peer:torch-eager {rows[1][1]:.1f} us")
                     # braid
                     configs = pick_configs(lib, prog, P, x, scratch, prefix)
                     stream_outs = None
@@ -469,10 +467,11 @@ def main():
                         ok = ok and same_g and err < TOL
                         t = time_it(gb.replay, scratch, a.reps, a.warmup)
                         rows.append((f"braid:{v}", t, ok, err))
+                        log(f"{prefix} braid:{v} {t:.1f} us, check {'pass' if ok else 'FAIL'} (rel {err:.1e})")
                         if bi == 0 and v == variants[-1]:
                             log(f"{prefix} chains: " + " | ".join(bn.chain_names()))
                         del gb, bn
-                    fl, by = flops_bytes(specs, shapes_of(prog, P, x), x, ref)
+                    fl, by = flops_bytes(specs, prog, P, x, ref)
                     floor = max(fl / peak, by / bw) * 1e6
                     good = [r for r in rows if r[0].startswith("braid:") and r[2]]
                     if good:
