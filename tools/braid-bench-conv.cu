@@ -222,6 +222,10 @@ int main(int argc, char** argv) {
           x.sync = sy;
           x.ordering = Ordering::PDL;
           variants.push_back(x);
+          if (!c1.stream_k && !c2.stream_k) {  // dynamic dispatch: whole units only
+            x.dynamic = true;
+            variants.push_back(x);
+          }
         }
         ConvChainVariant wk;
         wk.ordering = Ordering::WaitKernel;

@@ -118,9 +118,9 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
                                 std::to_string(sp.shape.cols) + ") is not this op's (" + std::to_string(i.grid.x) +
                                 "x" + std::to_string(i.grid.y) + " of " + std::to_string(i.tile.rows) + "x" +
                                 std::to_string(i.tile.cols) + ")");
-  if (sp.has(kDynamicOrder))
-    throw std::invalid_argument(what + ": persistent CTAs take tiles in the stage's static order; "
-                                "dynamic (ticket) order is not supported -- use a generated order table");
+  if (sp.has(kDynamicOrder) && i.sched.kind == Decomposition::StreamK)
+    throw std::invalid_argument(what + ": dynamic (ticket) dispatch hands out whole units; stream-K's tail "
+                                "segments are bound to their CTAs -- use data-parallel or split-K");
   if (sp.has(kSync) && sp.num_inputs > 1)
     throw std::invalid_argument(what + ": only A may be produced by another stage (one input)");
   i.kernel->launch(ctx.stream, ctx.pdl, i.ctas, sp);

@@ -141,6 +141,11 @@ std::vector<ConvChainVariant> conv_sync_variants() {
   ConvChainVariant nor;
   nor.weights_first = false;
   v.push_back(nor);
+  ConvChainVariant dyn;  // dynamic dispatch, both policies
+  dyn.dynamic = true;
+  v.push_back(dyn);
+  dyn.sync = ConvChainVariant::Sync::RowSync;
+  v.push_back(dyn);
   ConvChainVariant pdl_only;
   pdl_only.ordering = Ordering::StreamOrder;
   pdl_only.pdl_only = true;
@@ -200,6 +205,10 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
       EXPECT_LT(rel_error(r2, Y2, dt), 2e-3);
     }
     for (const auto& v : conv_sync_variants()) {
+      if (v.dynamic && (g1.stream_k || g2.stream_k)) {  // stream-K segments are bound to their CTAs
+        EXPECT_THROW(ConvChain(p, v), PlanError);
+        continue;
+      }
       ConvChain chain(p, v);
       SCOPED_TRACE(v.name() + " " + g1.name() + " + " + g2.name());
       for (int rep = 0; rep < 3; ++rep) {
@@ -330,6 +339,8 @@ TEST(ConvChainVariantNames, ParseInvertsName) {
   for (const auto& v : conv_sync_variants()) EXPECT_EQ(ConvChainVariant::parse(v.name()).name(), v.name());
   EXPECT_EQ(ConvChainVariant::parse("stream").name(), "stream");
   EXPECT_EQ(ConvChainVariant::parse("rowsync-pdl-noR").name(), "rowsync-pdl-noR");
+  EXPECT_EQ(ConvChainVariant::parse("conv2dtilesync-pdl-noR-dyn").name(), "conv2dtilesync-pdl-noR-dyn");
+  EXPECT_TRUE(ConvChainVariant::parse("rowsync-wait-kernel-dyn").dynamic);
   for (const char* bad : {"", "tilesync-pdl", "conv2dtilesync", "conv2dtilesync-stream", "rowsync-fast", "pdl"})
     EXPECT_THROW(ConvChainVariant::parse(bad), PlanError) << bad;
 }

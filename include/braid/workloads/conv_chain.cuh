@@ -43,13 +43,16 @@ struct ConvChainVariant {
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
   bool pdl_only = false;              // with StreamOrder: each conv launched with PDL (prologue overlap)
   bool weights_first = true;          // R: load the filters before waiting for the input tiles
+  // Dynamic dispatch (tile_scheduler.cuh): each CTA takes its next tile from a ticket counter, so the
+  // CTAs that start early (on the SMs the producer conv leaves first) take more of the work.
+  bool dynamic = false;
 
   std::string name() const {
     if (ordering == Ordering::StreamOrder) return pdl_only ? "pdl-only" : "stream";
     std::string n = std::string(sync == Sync::RowSync ? "rowsync-" : "conv2dtilesync-") + ordering_name(ordering);
-    return weights_first ? n : n + "-noR";
+    return n + (weights_first ? "" : "-noR") + (dynamic ? "-dyn" : "");
   }
-  // The inverse of name(): "stream", "pdl-only", "<conv2dtilesync|rowsync>-<ordering>[-noR]".
+  // The inverse of name(): "stream", "pdl-only", "<conv2dtilesync|rowsync>-<ordering>[-noR][-dyn]".
   // Throws PlanError on anything else.
   static ConvChainVariant parse(const std::string& text) {
     ConvChainVariant v;
@@ -59,6 +62,10 @@ struct ConvChainVariant {
       return v;
     }
     std::string rest = text;
+    if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-dyn") == 0) {
+      v.dynamic = true;
+      rest.resize(rest.size() - 4);
+    }
     if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-noR") == 0) {
       v.weights_first = false;
       rest.resize(rest.size() - 4);
@@ -67,7 +74,7 @@ struct ConvChainVariant {
     const std::string sync = rest.substr(0, dash);
     if (dash == std::string::npos || (sync != "conv2dtilesync" && sync != "rowsync"))
       throw PlanError("conv chain variant '" + text +
-                      "': expected stream, pdl-only or <conv2dtilesync|rowsync>-<ordering>[-noR]");
+                      "': expected stream, pdl-only or <conv2dtilesync|rowsync>-<ordering>[-noR][-dyn]");
     v.sync = sync == "rowsync" ? Sync::RowSync : Sync::Conv2DTileSync;
     v.ordering = parse_ordering(rest.substr(dash + 1));
     if (v.ordering == Ordering::StreamOrder) throw PlanError("conv chain variant '" + text + "': a sync policy needs an overlapping ordering");
@@ -76,6 +83,8 @@ struct ConvChainVariant {
 };
 
 class ConvChain {
+  static bool l_stream_k(const ConvLayer& l) { return l.cfg.stream_k; }
+
  public:
   ConvChain(const ConvChainProblem& p, const ConvChainVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
     BRAID_REQUIRE(!p.layers.empty(), "ConvChain: no layers");
@@ -100,7 +109,12 @@ class ConvChain {
       C = l.K;
     }
     Plan plan = make_conv_chain_plan("conv-chain", p.img, stages);
-    for (size_t i = 0; i < ops_.size(); ++i) plan.stages[i].block_count = uint32_t(ops_[i].ctas());
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      plan.stages[i].block_count = uint32_t(ops_[i].ctas());
+      plan.stages[i].dynamic_order = v.dynamic;
+      BRAID_REQUIRE(!v.dynamic || !l_stream_k(p.layers[i]),
+                    "ConvChain layer " + std::to_string(i) + ": dynamic dispatch needs a data-parallel or split-K config");
+    }
     opt.weights_first = v.weights_first;
     chain_ = std::make_unique<Chain>(plan, shapes, opt);
     for (size_t i = 0; i < ops_.size(); ++i)

@@ -74,10 +74,11 @@ struct WarpSpecializedTraits {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
     BlockSync bs;
+    UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
-  static_assert(sizeof(BlockSync) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
+  static_assert(sizeof(BlockSync) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
 
   // The parameters every instantiation has (the traits' Params derive from this).
   struct ParamsBase {
@@ -163,7 +164,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   bool ok = true;
   PipelineState write = cutlass::make_producer_start_state<Pipeline>();
   ScheduledUnit w;
-  for (auto cur = sched.begin(); sched.next(cur, w);) {
+  for (auto cur = sched.begin(); sched.next_produced(cur, w, smem.ring);) {
     Tensor tAgA = tma_a.partition_S(gA_mk(_, _, int(w.tile.y), _));
     Tensor tBgB = tma_b.partition_S(gB_nk(_, _, int(w.tile.x), _));
     uint32_t r0 = 0, r1 = 0, c_last = 0;
@@ -237,7 +238,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   const int warp_in_group = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
 
-  if (threadIdx.x == 0) Mainloop::prefetch_tma_descriptors(p.mainloop);
+  if (threadIdx.x == 0) {
+    Mainloop::prefetch_tma_descriptors(p.mainloop);
+    if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
+  }
 
   typename Pipeline::Params pp;
   if (warp_group == 0 && warp_in_group == 0) pp.role = Pipeline::ThreadCategory::Producer;
@@ -275,7 +279,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
-    for (auto cur = sched.begin(); sched.next(cur, w);) {
+    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring);) {
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);

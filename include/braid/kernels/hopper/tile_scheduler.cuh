@@ -8,6 +8,7 @@
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/work_schedule.hpp"
+#include "cutlass/arch/barrier.h"
 
 namespace braid::hopper {
 
@@ -16,17 +17,76 @@ struct ScheduledUnit : WorkUnit {
   uint32_t tile_lin;  // row-major linear index of the tile (traces)
 };
 
+// Dynamic dispatch (the stage's kDynamicOrder): a CTA's producer warp takes the next unit index from
+// the stage's ticket counter (StageState::tile_ticket, reset by the last CTA to finish) when it is
+// ready to load it, and hands it to the CTA's consumers through this ring in shared memory. The CTAs
+// that start first (a consumer stage's CTAs start as the producer stage's CTAs leave their SMs) then
+// take more of the work, and units go out in the stage's order as fast as the SMs free up, which is
+// what lets a consumer stage fill the producer's tail wave. Static dispatch hands CTA b the units b,
+// b + G, ...: a CTA that starts late still does its full share after everyone else.
+struct UnitRing {
+  static constexpr uint32_t kSlots = 4;
+  uint64_t full[kSlots];   // mbarriers: the producer warp published slot s (1 arrival)
+  uint64_t empty[kSlots];  // mbarriers: every consumer thread read slot s (kConsumerThreads arrivals)
+  uint32_t unit[kSlots];   // the unit index (>= indexed_units(): no more work)
+
+  __device__ __forceinline__ void init(uint32_t consumer_threads) {
+    for (uint32_t s = 0; s < kSlots; ++s) {
+      cutlass::arch::ClusterBarrier::init(&full[s], 1);
+      cutlass::arch::ClusterBarrier::init(&empty[s], consumer_threads);
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+};
+
 struct PersistentScheduler {
   WorkSchedule ws;
   Grid grid;
   TileOrder order;
+  bool dynamic;
+  uint32_t* ticket;
 
   __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w)
-      : ws(w), grid(sp.grid), order(sp.order) {}
+      : ws(w), grid(sp.grid), order(sp.order), dynamic(sp.has(kDynamicOrder)), ticket(&sp.state->tile_ticket) {}
 
   __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x); }
-  __device__ __forceinline__ bool next(WorkSchedule::Cursor& c, ScheduledUnit& u) const {
+
+  // The producer warp's next unit (the whole warp calls; lane 0 takes the ticket and publishes it).
+  __device__ __forceinline__ bool next_produced(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
+    if (!dynamic) return next_static(c, u);
+    const uint32_t slot = uint32_t(c.g % UnitRing::kSlots), parity = uint32_t(c.g / UnitRing::kSlots) & 1u;
+    uint32_t idx = 0;
+    if (threadIdx.x % 32 == 0) {
+      cutlass::arch::ClusterBarrier::wait(&ring.empty[slot], parity ^ 1u);
+      idx = atomicAdd(ticket, 1u);
+      ring.unit[slot] = idx;
+      cutlass::arch::ClusterBarrier::arrive(&ring.full[slot]);
+    }
+    idx = __shfl_sync(0xffffffffu, idx, 0);
+    ++c.g;
+    return indexed(idx, u);
+  }
+  // A consumer thread's next unit: the same sequence as the producer's.
+  __device__ __forceinline__ bool next_consumed(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
+    if (!dynamic) return next_static(c, u);
+    const uint32_t slot = uint32_t(c.g % UnitRing::kSlots), parity = uint32_t(c.g / UnitRing::kSlots) & 1u;
+    cutlass::arch::ClusterBarrier::wait(&ring.full[slot], parity);
+    const uint32_t idx = ring.unit[slot];
+    cutlass::arch::ClusterBarrier::arrive(&ring.empty[slot]);
+    ++c.g;
+    return indexed(idx, u);
+  }
+
+ private:
+  __device__ __forceinline__ bool next_static(WorkSchedule::Cursor& c, ScheduledUnit& u) const {
     if (!ws.next(c, u)) return false;
+    u.tile = order.at(u.pos, grid);
+    u.tile_lin = linear(u.tile, grid);
+    return true;
+  }
+  __device__ __forceinline__ bool indexed(uint32_t idx, ScheduledUnit& u) const {
+    if (idx >= ws.indexed_units()) return false;
+    ws.unit_at(idx, u);
     u.tile = order.at(u.pos, grid);
     u.tile_lin = linear(u.tile, grid);
     return true;

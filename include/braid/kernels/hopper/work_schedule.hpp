@@ -112,16 +112,24 @@ struct WorkSchedule {
     return c;
   }
 
-  BRAID_HD bool next(Cursor& c, WorkUnit& w) const {
+  // Units handed out by index (data-parallel and split-K units; stream-K's whole-wave tiles).
+  BRAID_HD uint64_t indexed_units() const {
+    return kind == Decomposition::StreamK ? uint64_t(dp_tiles) : uint64_t(tiles) * (kind == Decomposition::SplitK ? splits : 1);
+  }
+  // Indexed unit u (< indexed_units()): tile position u / splits, segment u % splits.
+  BRAID_HD void unit_at(uint32_t u, WorkUnit& w) const {
     const uint32_t seg_count = kind == Decomposition::SplitK ? splits : 1;
-    const uint64_t dp_units = kind == Decomposition::StreamK ? uint64_t(dp_tiles) : uint64_t(tiles) * seg_count;
-    if (c.u < dp_units) {
-      w.pos = c.u / seg_count;
-      w.seg = c.u % seg_count;
-      w.nseg = seg_count;
-      w.k_begin = uint32_t(uint64_t(w.seg) * k_tiles / seg_count);
-      w.k_end = uint32_t(uint64_t(w.seg + 1) * k_tiles / seg_count);
-      w.slot = w.pos * seg_count;
+    w.pos = u / seg_count;
+    w.seg = u % seg_count;
+    w.nseg = seg_count;
+    w.k_begin = uint32_t(uint64_t(w.seg) * k_tiles / seg_count);
+    w.k_end = uint32_t(uint64_t(w.seg + 1) * k_tiles / seg_count);
+    w.slot = w.pos * seg_count;
+  }
+
+  BRAID_HD bool next(Cursor& c, WorkUnit& w) const {
+    if (c.u < indexed_units()) {
+      unit_at(c.u, w);
       c.u += ctas;
       return true;
     }
