@@ -90,5 +90,10 @@ __device__ __forceinline__ void pdl_wait_primary() {
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// Arrive without waiting: the caller's earlier memory accesses are ordered before the accesses of
+// the threads that wait on the barrier (bar.sync) after it completes.
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 }  // namespace braid::ptx

@@ -41,6 +41,18 @@ namespace braid::hopper {
 // builders size their pipelines to the rest.
 constexpr int kExtraSmem = 256;
 
+// A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
+// producer warpgroup), which makes them visible at gpu scope and posts the tile's semaphore. The
+// release of a post waits for the tile's stores to reach L2 (a microsecond or more under load);
+// issued by a consumer thread it stalled that thread's warpgroup -- wgmma needs all four warps --
+// once per tile, which cost tile-synchronized chains of short convolutions 15-20%.
+struct PostSlot {
+  Tile tile;
+  uint32_t tile_lin;
+  uint32_t done;      // no more tiles: the poster leaves
+  uint64_t t_start;   // traces
+};
+
 // What every instantiation of the kernel shares, given its collective mainloop: warp roles,
 // registers, shared storage. The GEMM and convolution traits add their Params and the index math
 // of their A operand (which rows and columns of a produced matrix a k-tile reads).
@@ -62,6 +74,9 @@ struct WarpSpecializedTraits {
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kConsumerThreads, "one consumer warpgroup per 64 tile rows");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
+  // The post hand-off (see PostSlot): full[s] = 9 + s (consumers arrive, the poster warp waits),
+  // empty[s] = 11 + s (the poster arrives, consumer warp 0 waits).
+  static constexpr uint32_t kPostFullBarrier = 9, kPostEmptyBarrier = 11;
   // Register split (setmaxnreg; 0 = keep the compiler's 168 of a 384-thread CTA). 128 x 128 tiles need
   // no more than 168 anywhere; 128 x 256 tiles hold 128 accumulators per consumer thread. The
   // producer's share must hold its loop without spills (40 did not: its TMA issue starved the MMAs).
@@ -74,11 +89,12 @@ struct WarpSpecializedTraits {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
     BlockSync bs;
+    PostSlot post[2];      // finished tiles from the consumers to the poster warp
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
-  static_assert(sizeof(BlockSync) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
+  static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
 
   // The parameters every instantiation has (the traits' Params derive from this).
   struct ParamsBase {
@@ -257,6 +273,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
 
   const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
+  // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
+  const bool posting = sync && sp.sems != nullptr && sp.policy.enabled();
+  uint32_t n_posted = 0;
 
   if (warp_group == 0) {
     // ------------------------------------------------------------------ producer warp
@@ -267,6 +286,26 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // few registers hold it without spilling and the TMA loads issue back to back.
       if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched, lane);
       else produce<Traits, false>(p, smem, pipeline, sched, lane);
+    } else if (warp_in_group == 1 && posting) {
+      // ---------------------------------------------------------------- poster warp
+      for (uint32_t n = 0;; ++n) {
+        const uint32_t slot = n & 1u;
+        ptx::named_barrier_sync(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
+        const PostSlot ps = smem.post[slot];
+        if (ps.done) break;
+        if (lane == 0) {
+          post_elected(sp, smem.bs.epoch, ps.tile);  // release: cumulative over the barrier
+          if (sp.trace != nullptr) {
+            TileTrace& r = sp.trace[ps.tile_lin];
+            r.start_ns = ps.t_start;
+            r.end_ns = ptx::globaltimer_ns();
+            r.smid = ptx::smid();
+            r.block = blockIdx.x;
+          }
+        }
+        __syncwarp();
+        ptx::named_barrier_arrive(Traits::kPostEmptyBarrier + slot, 64);
+      }
     }
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
@@ -308,10 +347,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       }
       detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
                                         p.bias, p.residual);
-      ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
-      if (t == 0) {
-        post_elected(sp, smem.bs.epoch, w.tile);
-        if (sp.trace != nullptr) {
+      if (posting) {
+        // Hand the tile to the poster warp: every consumer thread's stores are ordered before its
+        // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
+        const uint32_t slot = n_posted & 1u;
+        if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
+        if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start};
+        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
+        ++n_posted;
+      } else {
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
+        if (t == 0 && sp.trace != nullptr) {
           TileTrace& r = sp.trace[w.tile_lin];
           r.start_ns = t_start;
           r.end_ns = ptx::globaltimer_ns();
@@ -319,6 +365,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
           r.block = blockIdx.x;
         }
       }
+    }
+    if (posting) {  // the end marker, then the poster's last arrival (every arrive meets its wait)
+      const uint32_t slot = n_posted & 1u;
+      if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
+      if (t == 0) smem.post[slot].done = 1u;
+      ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
+      if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + (slot ^ 1u), 64);
     }
   }
   end_block(sp, smem.bs);
