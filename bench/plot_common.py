@@ -128,7 +128,7 @@ def speedup_grid(plt, csv_path, out, script, workload, group_of, title_of, BASE,
         for line in ax.get_lines():
             ymax = max([ymax] + [y for y in line.get_ydata()])
         if fx:
-            ax.plot(fx, fy, "k:", lw=1.3, label=f"floor ({base_label} time / floor)")
+            ax.plot(fx, fy, "k:", lw=1.3, label=f"floor (clipped; {base_label} time / floor)")
         ax.set_ylim(0, ymax * 1.25)
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xticks(ns)
@@ -144,7 +144,7 @@ def speedup_grid(plt, csv_path, out, script, workload, group_of, title_of, BASE,
         vals = sorted({r.get(col, "") for r in rows if r.get(col)})
         return ",".join(vals) if vals else "?"
 
-    fig.suptitle(f"{workload} ({uniq('dtype')}): {uniq('gpu')}, {uniq('date')}, commit {uniq('commit')}")
+    fig.suptitle(f"{workload.rstrip('-')} ({uniq('dtype')}): {uniq('gpu')}, {uniq('date')}, commit {uniq('commit')}")
     fig.tight_layout()
     out = out or os.path.splitext(csv_path)[0] + ".png"
     fig.savefig(out, dpi=120)

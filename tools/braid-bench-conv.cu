@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "braid-bench-conv: built without braid's Hopper kernels (CUTLASS headers missing)\n");
   return 2;
 #else
-  std::string layers_arg = "64x56,128x28,256x14,512x7", batches_arg = "1,4,8,12,16,20,24,28,32", out, peers_path;
+  std::string layers_arg = "64x56,128x28,256x14,512x7", batches_arg = "1,4,8,12,16,20,24,28,32", out, peers_path,
+              trace_dir;
   std::string commit = BRAID_GIT_COMMIT;
   int reps = 30;
   for (int i = 1; i < argc; ++i) {
@@ -115,10 +116,11 @@ int main(int argc, char** argv) {
     else if (a == "--out") out = next();
     else if (a == "--peers") peers_path = next();
     else if (a == "--commit") commit = next();
+    else if (a == "--trace-dir") trace_dir = next();
     else {
       std::fprintf(stderr,
                    "usage: braid-bench-conv [--layers 64x56,128x28,...] [--batches 1,4,...] [--reps N] [--out CSV]\n"
-                   "                        [--peers conv_torch.csv] [--commit HASH]\n");
+                   "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -186,6 +188,7 @@ int main(int argc, char** argv) {
       const double bytes = 2.0 * (2.0 * double(act) + 2.0 * double(wts));
       const double floor_us = std::max(flops / (ceil.tflops * 1e12), bytes / (ceil.tbps * 1e12)) * 1e6;
       const std::string shape = shape_key(C, L.HW, N);
+      const std::string shape_tag = "C" + std::to_string(C) + "-HW" + std::to_string(L.HW) + "-N" + std::to_string(N);
       std::printf("[%d/%d] %s  floor %.1f us\n", case_no, total_cases, shape.c_str(), floor_us);
       std::fflush(stdout);
 
@@ -261,6 +264,24 @@ int main(int argc, char** argv) {
         }
       }
       if (!best_name.empty()) rows.push_back({"conv-pair", shape, "fp16", "braid", best_us, floor_us, true});
+      // traced runs (timeline): per-tile start/end/SM/wait of every variant's second run
+      if (!trace_dir.empty())
+        for (const ConvChainVariant& v : variants) {
+          ConvChain chain(prob, v, ChainOptions{true, v.weights_first, 10000, true});
+          chain.run(s);
+          chain.check(s);
+          chain.chain().clear_trace(s);
+          chain.run(s);
+          chain.check(s);
+          const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + ".csv";
+          FILE* f = std::fopen(path.c_str(), "w");
+          if (!f) throw std::runtime_error("cannot write " + path);
+          std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us\n");
+          for (const auto& r : chain.chain().download_trace())
+            std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block,
+                         r.start_us, r.end_us, r.wait_us);
+          std::fclose(f);
+        }
       double best_peer = 1e30;
       for (auto [it, end] = peers.equal_range(shape); it != end; ++it) {
         rows.push_back({"conv-pair", shape, "fp16", it->second.variant, it->second.us, floor_us, it->second.pass});
