@@ -154,9 +154,11 @@ def make_params(specs, dtype, seed):
     return P
 
 
-def run_torch(prog, P, x):
-    """The network in PyTorch: a chain step as F.conv2d + bias (+ residual) + ReLU per layer."""
-    e = {"x": x}
+def run_torch(prog, P, x, env=None):
+    """The network in PyTorch: a chain step as F.conv2d + bias (+ residual) + ReLU per layer. `env`, when
+    given, receives every named tensor."""
+    e = {"x": x} if env is None else env
+    e["x"] = x
     for step in prog:
         if step[0] == "torch":
             step[1](e, P)
@@ -181,22 +183,10 @@ def resolve(res, e, src, outs):
 
 def shapes_of(prog, P, x):
     """Every named tensor's shape, from one PyTorch pass."""
-    shapes = {}
+    env = {}
     with torch.no_grad():
-        e = {"x": x}
-        for step in prog:
-            if step[0] == "torch":
-                step[1](e, P)
-            else:
-                _, src, layers = step
-                cur, outs = e[src], []
-                for name, res in layers:
-                    cur = conv(cur, P, name, residual=resolve(res, e, src, outs))
-                    outs.append(cur)
-                    e[name] = cur
-            for k, v in e.items():
-                shapes.setdefault(k, tuple(v.shape))
-    return shapes
+        run_torch(prog, P, x, env)
+    return {k: tuple(v.shape) for k, v in env.items()}
 
 
 class BraidNet:

@@ -274,13 +274,7 @@ int main(int argc, char** argv) {
           chain.run(s);
           chain.check(s);
           const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + ".csv";
-          FILE* f = std::fopen(path.c_str(), "w");
-          if (!f) throw std::runtime_error("cannot write " + path);
-          std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us\n");
-          for (const auto& r : chain.chain().download_trace())
-            std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block,
-                         r.start_us, r.end_us, r.wait_us);
-          std::fclose(f);
+          bench::write_trace_csv(path, chain.chain().download_trace());
         }
       double best_peer = 1e30;
       for (auto [it, end] = peers.equal_range(shape); it != end; ++it) {

@@ -520,13 +520,7 @@ int main(int argc, char** argv) {
             mt.check(s);
             const std::string path = trace_dir + "/trace-mlp-" + model + "-T" + std::to_string(T) + "-" +
                                      (vi == 0 ? "stream" : "sync") + ".csv";
-            FILE* f = std::fopen(path.c_str(), "w");
-            if (!f) throw std::runtime_error("cannot write " + path);
-            std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us\n");
-            for (const auto& r : mt.chain().download_trace())
-              std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block,
-                           r.start_us, r.end_us, r.wait_us);
-            std::fclose(f);
+            bench::write_trace_csv(path, mt.chain().download_trace());
             std::printf("  wrote %s (%s)\n", path.c_str(), v.name().c_str());
           }
 #endif

@@ -184,13 +184,7 @@ int main(int argc, char** argv) {
           gt.chain().check(s);
           char path[512];
           std::snprintf(path, sizeof path, "%s/trace-%s-%s.csv", trace_dir.c_str(), label, v.name.c_str());
-          FILE* f = std::fopen(path, "w");
-          if (!f) throw std::runtime_error(std::string("cannot write ") + path);
-          std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us\n");
-          for (const auto& r : gt.chain().download_trace())
-            std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
-                         r.end_us, r.wait_us);
-          std::fclose(f);
+          bench::write_trace_csv(path, gt.chain().download_trace());
         }
     }
     if (!csv.empty()) {
