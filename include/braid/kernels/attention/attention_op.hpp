@@ -1,0 +1,81 @@
+// braid::attention::AttentionOp: the fused attention kernel (flash_kernel.cuh) behind a plain host
+// interface, like hopper::GemmOp: prepare() checks the problem and says why it cannot run, launch()
+// runs it as a stage of a braid::Chain, run() stream-ordered.
+//
+//   attention::AttentionOp a;
+//   if (auto why = a.prepare({DType::F16, qkv, kc, vc, S_max, o, B, S_new, S_cached, NH}, {4, 0}); !why.empty()) ...
+//   a.run(stream);
+//
+// braid's tiles are (head, block of q_rows query rows of one batch) over O = [B * S_new, NH * 128]:
+// grid() = (NH, B * S_new / q_rows), tile() = q_rows x 128.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+#include "braid/core/stage.cuh"
+#include "braid/kernels/hopper/gemm_config.hpp"
+
+namespace braid {
+struct LaunchCtx;
+}
+
+namespace braid::attention {
+
+using hopper::DType;
+
+struct AttentionArgs {
+  DType dtype = DType::F16;
+  const void* qkv = nullptr;  // [B * S_new, 3 * NH * 128]: Q heads | K heads | V heads
+  void* k_cache = nullptr;    // [B, S_max, NH * 128] (needed when S_cached > 0 or update_cache)
+  void* v_cache = nullptr;
+  int S_max = 0;
+  void* out = nullptr;  // [B * S_new, NH * 128]
+  int B = 0, S_new = 0, S_cached = 0, NH = 0;
+  bool causal = true;      // query i (position S_cached + i) sees keys 0 .. S_cached + i
+  float dropout_p = 0;     // on the softmax probabilities, counter-based (dropout.hpp); 0: none
+  uint64_t seed = 0;
+  bool update_cache = false;  // write the new tokens' K, V into the cache at S_cached ..
+  float scale = 0;            // softmax scale; 0: 1 / sqrt(128)
+};
+
+struct AttentionConfig {
+  int warps = 4;       // 16 query rows per warp: 4 (prompts) or 1 (decode)
+  int split_keys = 0;  // keys per split (a multiple of 64; decode: more CTAs per head); 0: one split
+  std::string name() const {
+    return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string());
+  }
+};
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256"); "" or what is wrong.
+std::string parse_attention_config(const std::string& text, AttentionConfig& out);
+
+class AttentionOp {
+ public:
+  AttentionOp();
+  ~AttentionOp();
+  AttentionOp(AttentionOp&&) noexcept;
+  AttentionOp& operator=(AttentionOp&&) noexcept;
+
+  static std::string can_implement(const AttentionArgs& a, const AttentionConfig& c);
+  // Checks, allocates the split workspace. "" or why it cannot run (nothing launched then).
+  std::string prepare(const AttentionArgs& a, const AttentionConfig& c);
+
+  Grid grid() const;       // braid's tiles
+  TileShape tile() const;  // q_rows x 128
+  int ctas() const;        // CTAs launched (tiles x splits)
+  int splits() const;
+  const AttentionArgs& args() const;
+  const AttentionConfig& config() const;
+  std::string name() const;
+
+  void launch(const LaunchCtx& ctx) const;  // as a stage of a braid::Chain
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace braid::attention

@@ -1,0 +1,166 @@
+// braid::workloads::AttentionBlock: the attention block of one tensor-parallel GPU (issue 4's modern
+// chain) as a tile-synchronized chain of three kernels:
+//
+//   QKV = X[M, H] . Wqkv[H, 3*NH*128]            braid's Hopper GEMM, M = B * S_new tokens
+//   A   = attention(Q, K, V) per head            braid's fused attention (flash_kernel.cuh): causal,
+//                                                dropout, KV cache (read S_cached keys, append the new)
+//   Y   = A[M, NH*128] . Wo[NH*128, H]           braid's Hopper GEMM
+//
+//   workloads::AttentionBlock blk(problem, variant);
+//   blk.run(stream);     // graph-capturable
+//   blk.check(stream);   // sync; throws braid::SyncError if a wait got stuck
+//
+// Each attention tile waits only for the QKV tiles of its head and rows (TileSync: per QKV tile;
+// StridedSync: one semaphore per head's Q|K|V tiles of a row block; RowSync: per QKV row block), and
+// each output-GEMM tile waits, k-tile by k-tile in its TMA producer, for the attention tiles it reads
+// (TileSync: per head; RowSync: all heads of a row block).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "braid/kernels/attention/attention_op.hpp"
+#include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/runtime/chain.cuh"
+#include "braid/workloads/attention_plan.hpp"
+
+namespace braid::workloads {
+
+struct AttentionBlockProblem {
+  hopper::DType dtype = hopper::DType::F16;
+  int B = 1, S_new = 1, S_cached = 0, S_max = 0, NH = 1, H = 128;
+  const void* X = nullptr;     // [B*S_new, H]
+  const void* Wqkv = nullptr;  // [H, 3*NH*128]: Q heads | K heads | V heads
+  const void* Wo = nullptr;    // [NH*128, H]
+  void* QKV = nullptr;         // [B*S_new, 3*NH*128]
+  void* k_cache = nullptr;     // [B, S_max, NH*128] (S_cached > 0 or update_cache)
+  void* v_cache = nullptr;
+  void* Attn = nullptr;  // [B*S_new, NH*128]
+  void* Y = nullptr;     // [B*S_new, H]
+  bool causal = true;
+  float dropout_p = 0;
+  uint64_t seed = 0;
+  bool update_cache = false;
+};
+
+struct AttentionBlockVariant {
+  hopper::GemmConfig qkv, out;
+  attention::AttentionConfig attn;
+  enum class Sync : uint8_t { TileSync, RowSync, StridedSync } sync = Sync::TileSync;
+  Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
+  bool pdl_only = false;              // with StreamOrder: each kernel PDL-launched (prologue overlap)
+  bool weights_first = true;          // R: the output GEMM loads Wo before waiting
+
+  static const char* sync_name(Sync s) {
+    return s == Sync::RowSync ? "rowsync" : s == Sync::StridedSync ? "stridedsync" : "tilesync";
+  }
+  std::string name() const {
+    if (ordering == Ordering::StreamOrder) return pdl_only ? "pdl-only" : "stream";
+    return std::string(sync_name(sync)) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR");
+  }
+  // The inverse of name(): stream, pdl-only, <tilesync|rowsync|stridedsync>-<ordering>[-noR].
+  static AttentionBlockVariant parse(const std::string& text) {
+    AttentionBlockVariant v;
+    if (text == "stream" || text == "pdl-only") {
+      v.ordering = Ordering::StreamOrder;
+      v.pdl_only = text == "pdl-only";
+      return v;
+    }
+    std::string rest = text;
+    if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-noR") == 0) {
+      v.weights_first = false;
+      rest.resize(rest.size() - 4);
+    }
+    const size_t dash = rest.find('-');
+    const std::string s = rest.substr(0, dash);
+    if (dash == std::string::npos || (s != "tilesync" && s != "rowsync" && s != "stridedsync"))
+      throw PlanError("attention variant '" + text + "': expected stream, pdl-only or "
+                      "<tilesync|rowsync|stridedsync>-<ordering>[-noR]");
+    v.sync = s == "rowsync" ? Sync::RowSync : s == "stridedsync" ? Sync::StridedSync : Sync::TileSync;
+    v.ordering = parse_ordering(rest.substr(dash + 1));
+    if (v.ordering == Ordering::StreamOrder) throw PlanError("attention variant '" + text + "': a policy needs an overlapping ordering");
+    return v;
+  }
+};
+
+class AttentionBlock {
+ public:
+  AttentionBlock(const AttentionBlockProblem& p, const AttentionBlockVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
+    using hopper::Activation;
+    const int D = kAttnHeadDim, HD = p.NH * D, M = p.B * p.S_new;
+    if (auto why = qkv_.prepare({p.dtype, p.X, p.Wqkv, p.QKV, M, 3 * HD, p.H, Activation::None}, v.qkv); !why.empty())
+      throw PlanError("AttentionBlock QKV GEMM: " + why);
+    attention::AttentionArgs a;
+    a.dtype = p.dtype;
+    a.qkv = p.QKV;
+    a.k_cache = p.k_cache;
+    a.v_cache = p.v_cache;
+    a.S_max = p.S_max;
+    a.out = p.Attn;
+    a.B = p.B;
+    a.S_new = p.S_new;
+    a.S_cached = p.S_cached;
+    a.NH = p.NH;
+    a.causal = p.causal;
+    a.dropout_p = p.dropout_p;
+    a.seed = p.seed;
+    a.update_cache = p.update_cache;
+    if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
+    if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
+      throw PlanError("AttentionBlock output GEMM: " + why);
+
+    AttentionBlockDesc d;
+    d.B = p.B;
+    d.S_new = p.S_new;
+    d.S_cached = p.S_cached;
+    d.NH = p.NH;
+    d.H = p.H;
+    d.causal = p.causal;
+    d.q_rows = int(attn_.tile().rows);
+    d.qkv_tile_m = int(qkv_.tile().rows);
+    d.qkv_tile_n = int(qkv_.tile().cols);
+    d.out_tile_m = int(out_.tile().rows);
+    d.out_tile_n = int(out_.tile().cols);
+    d.qkv_policy = v.sync == AttentionBlockVariant::Sync::RowSync      ? RowSync()
+                   : v.sync == AttentionBlockVariant::Sync::StridedSync ? qkv_strided_policy(p.NH, d.qkv_tile_n)
+                                                                         : TileSync();
+    d.attn_policy = v.sync == AttentionBlockVariant::Sync::RowSync ? RowSync() : TileSync();
+    d.qkv_order = v.qkv.order;
+    d.out_order = v.out.order;
+    d.qkv_ctas = uint32_t(qkv_.ctas());
+    d.attn_ctas = uint32_t(attn_.ctas());
+    d.out_ctas = uint32_t(out_.ctas());
+    opt.weights_first = v.weights_first;
+    chain_ = std::make_unique<Chain>(make_attention_block_plan("attention-block", d),
+                                     std::vector<TileShape>{qkv_.tile(), attn_.tile(), out_.tile()}, opt);
+    chain_->set_launcher(0, [this](const LaunchCtx& c) { qkv_.launch(c); });
+    chain_->set_launcher(1, [this](const LaunchCtx& c) { attn_.launch(c); });
+    chain_->set_launcher(2, [this](const LaunchCtx& c) { out_.launch(c); });
+  }
+
+  void run(cudaStream_t s) {
+    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
+      qkv_.run(s, false, /*trigger=*/true);
+      attn_.run(s, /*pdl=*/true, /*trigger=*/true);
+      out_.run(s, /*pdl=*/true);
+      return;
+    }
+    chain_->run(s, v_.ordering);
+  }
+  void check(cudaStream_t s) { chain_->check(s); }
+
+  Chain& chain() { return *chain_; }
+  const hopper::GemmOp& qkv() const { return qkv_; }
+  const attention::AttentionOp& attention() const { return attn_; }
+  const hopper::GemmOp& out() const { return out_; }
+  const AttentionBlockProblem& problem() const { return p_; }
+  const AttentionBlockVariant& variant() const { return v_; }
+
+ private:
+  AttentionBlockProblem p_;
+  AttentionBlockVariant v_;
+  hopper::GemmOp qkv_, out_;
+  attention::AttentionOp attn_;
+  std::unique_ptr<Chain> chain_;
+};
+
+}  // namespace braid::workloads

@@ -1,0 +1,96 @@
+// The plan of the tensor-parallel attention block as three stages (host only):
+//   qkv  = X[M, H] . Wqkv[H, 3*NH*128]        (braid's Hopper GEMM; M = B * S_new)
+//   attn = attention(Q, [cache K | new K], [cache V | new V])   (flash_kernel.cuh)
+//   out  = attn[M, NH*128] . Wo[NH*128, H]    (braid's Hopper GEMM)
+// An attention tile (head h, block of q_rows query rows of batch b) reads the QKV tiles holding its
+// Q rows and the K and V rows of the new keys it sees (causal: up to its last query); an output-GEMM
+// tile reads the attention tiles of its rows, all heads. The dependency functions list exactly the
+// element rectangles the kernels wait on, so the simulator and Plan::validate() check what the device
+// enforces. StridedSync on the QKV GEMM makes one semaphore cover a head's Q, K and V column tiles
+// (NH*128 / tile_n apart).
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "braid/workloads/gemm_chain_plan.hpp"
+
+namespace braid::workloads {
+
+struct AttentionBlockDesc {
+  int B = 1, S_new = 1, S_cached = 0, NH = 1, H = 128;
+  bool causal = true;
+  int q_rows = 64;                    // the attention stage's tile rows (min(rows per CTA, S_new))
+  int qkv_tile_m = 128, qkv_tile_n = 128;
+  int out_tile_m = 128, out_tile_n = 128;
+  GroupPolicy qkv_policy = TileSync();   // how QKV tiles post (TileSync, RowSync, StridedSync)
+  GroupPolicy attn_policy = TileSync();  // how attention tiles post (TileSync, RowSync)
+  OrderKind qkv_order = OrderKind::RowMajor, out_order = OrderKind::RowMajor;
+  uint32_t qkv_ctas = 0, attn_ctas = 0, out_ctas = 0;  // blocks launched (0: one per tile)
+};
+
+constexpr int kAttnHeadDim = 128;
+
+// StridedSync for the QKV GEMM's output: Q, K and V column tiles of one head share a semaphore.
+inline GroupPolicy qkv_strided_policy(int NH, int tile_n) {
+  BRAID_REQUIRE(tile_n > 0 && (NH * kAttnHeadDim) % tile_n == 0,
+                "StridedSync over Q|K|V needs NH*128 (" + std::to_string(NH * kAttnHeadDim) + ") to be a multiple of the "
+                "QKV tile width " + std::to_string(tile_n));
+  return StridedSync(uint32_t(NH * kAttnHeadDim / tile_n), 3);
+}
+
+inline Plan make_attention_block_plan(const std::string& name, const AttentionBlockDesc& d) {
+  const int D = kAttnHeadDim, HD = d.NH * D, M = d.B * d.S_new;
+  BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
+                "attention block '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
+  BRAID_REQUIRE(d.q_rows > 0 && d.S_new % d.q_rows == 0,
+                "attention block '" + name + "': S_new (" + std::to_string(d.S_new) + ") must be a multiple of q_rows (" +
+                    std::to_string(d.q_rows) + ")");
+  Plan plan;
+  plan.name = name;
+  StageSpec qkv;
+  qkv.name = "qkv";
+  qkv.grid = Grid{ceil_div(uint32_t(3 * HD), uint32_t(d.qkv_tile_n)), ceil_div(uint32_t(M), uint32_t(d.qkv_tile_m)), 1};
+  qkv.policy = d.qkv_policy;
+  qkv.order.kind = d.qkv_order;
+  qkv.tile_time = 2.0 * d.qkv_tile_m * d.qkv_tile_n * d.H;  // flops
+  qkv.block_count = d.qkv_ctas;
+  StageSpec attn;
+  attn.name = "attention";
+  const int q_blocks = d.S_new / d.q_rows;
+  attn.grid = Grid{uint32_t(d.NH), uint32_t(d.B * q_blocks), 1};
+  attn.policy = d.attn_policy;
+  attn.tile_time = 4.0 * d.q_rows * D * (d.S_cached + (d.causal ? d.S_new / 2.0 : d.S_new));
+  attn.block_count = d.attn_ctas;
+  StageSpec out;
+  out.name = "out";
+  out.grid = Grid{ceil_div(uint32_t(d.H), uint32_t(d.out_tile_n)), ceil_div(uint32_t(M), uint32_t(d.out_tile_m)), 1};
+  out.policy = NoSync();  // nobody waits on the block's output
+  out.order.kind = d.out_order;
+  out.tile_time = 2.0 * d.out_tile_m * d.out_tile_n * HD;
+  out.block_count = d.out_ctas;
+  plan.add_stage(qkv);
+  plan.add_stage(attn);
+  plan.add_stage(out);
+
+  const uint32_t tm = uint32_t(d.qkv_tile_m), tn = uint32_t(d.qkv_tile_n);
+  plan.add_dep(1, 0, [d, q_blocks, tm, tn, D, HD](Tile c, std::vector<Tile>& v) {
+    const uint32_t h = c.x, b = c.y / uint32_t(q_blocks), q0 = (c.y % uint32_t(q_blocks)) * uint32_t(d.q_rows);
+    const uint32_t row0 = b * uint32_t(d.S_new) + q0;
+    rect_tiles(tm, tn, row0, row0 + uint32_t(d.q_rows) - 1, h * D, h * D + D - 1, v);  // Q
+    // New keys seen by the tile (causal: up to its last query), K then V.
+    const uint32_t last = d.causal ? q0 + uint32_t(d.q_rows) - 1 : uint32_t(d.S_new) - 1;
+    const uint32_t r0 = b * uint32_t(d.S_new), r1 = r0 + last;
+    rect_tiles(tm, tn, r0, r1, uint32_t(HD) + h * D, uint32_t(HD) + h * D + D - 1, v);
+    rect_tiles(tm, tn, r0, r1, 2u * HD + h * D, 2u * HD + h * D + D - 1, v);
+  });
+  const uint32_t otm = uint32_t(d.out_tile_m);
+  plan.add_dep(2, 1, [d, otm, M, HD](Tile c, std::vector<Tile>& v) {
+    const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, uint32_t(M)) - 1;
+    rect_tiles(uint32_t(d.q_rows), uint32_t(kAttnHeadDim), r0, r1, 0, uint32_t(HD) - 1, v);
+  });
+  plan.validate();
+  return plan;
+}
+
+}  // namespace braid::workloads

@@ -1,0 +1,347 @@
+// GPU tests of braid's fused attention kernel and of the attention block chain built on it (issue 4):
+//  - AttentionOp against the fp32 reference (attention_reference.cuh): fp16 and bf16, prompts (causal
+//    and not), decode with a KV cache and key splits, a prompt appended to a cache, dropout; the cache
+//    update writes exactly the new tokens' K and V;
+//  - dropout: p = 0 is bit-identical to no dropout, a seed reproduces its bits, another seed does not;
+//  - bad input is rejected with a reason;
+//  - the synchronized block (TileSync / RowSync / StridedSync x PDL / wait kernel, R off, PDL alone) is
+//    bit-identical to the same kernels in stream order, run after run with the outputs poisoned, and
+//    matches the reference; a QKV stage that never posts makes the attention's bounded wait fail.
+// Skips without a GPU, and without an sm_90 GPU (the block's GEMMs are Hopper kernels).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "braid/bench/attention_reference.cuh"
+#include "braid/kernels/attention/attention_op.hpp"
+#include "braid/workloads/attention_block.cuh"
+#include "hopper_test_util.cuh"
+
+#ifdef BRAID_HAVE_HOPPER
+
+using namespace braid;
+using namespace braid::hopper::testing;
+using braid::attention::AttentionArgs;
+using braid::attention::AttentionConfig;
+using braid::attention::AttentionOp;
+using braid::hopper::DType;
+using braid::workloads::AttentionBlock;
+using braid::workloads::AttentionBlockProblem;
+using braid::workloads::AttentionBlockVariant;
+
+namespace {
+
+struct DevF32 {
+  float* d = nullptr;
+  std::vector<float> h;
+  explicit DevF32(size_t n) : h(n) { BRAID_CUDA_CHECK(cudaMalloc(&d, n * 4)); }
+  ~DevF32() { cudaFree(d); }
+  void download() { BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * 4, cudaMemcpyDeviceToHost)); }
+};
+
+template <class F>
+void with_type(DType dt, F&& f) {
+  if (dt == DType::F16) f(__half{});
+  else f(__nv_bfloat16{});
+}
+
+bench::RefAttentionArgs ref_args(const AttentionArgs& a) {
+  bench::RefAttentionArgs r;
+  r.B = a.B;
+  r.S_new = a.S_new;
+  r.S_cached = a.S_cached;
+  r.S_max = a.S_max;
+  r.NH = a.NH;
+  r.causal = a.causal;
+  r.drop_threshold = attention::dropout_threshold(a.dropout_p);
+  r.keep_scale = r.drop_threshold ? float(1.0 / (1.0 - double(a.dropout_p))) : 1.f;
+  r.seed = a.seed;
+  return r;
+}
+
+struct AttnCase {
+  int B, S_new, S_cached, NH;
+  bool causal;
+  float dropout;
+  AttentionConfig cfg;
+  bool update_cache;
+};
+
+// Runs one attention problem on random data; returns the output bits, checks it against the reference.
+std::vector<uint16_t> run_case(const AttnCase& c, DType dt, uint64_t seed = 5, float dropout_override = -1) {
+  std::mt19937 rng(unsigned(c.B * 1000 + c.S_new * 7 + c.S_cached));
+  const int HD = c.NH * 128, M = c.B * c.S_new, S_max = c.S_cached + c.S_new + 3;
+  Buf qkv(size_t(M) * 3 * HD), kc(size_t(c.B) * S_max * HD), vc(size_t(c.B) * S_max * HD), out(size_t(M) * HD);
+  qkv.random(rng, 2.0f, dt);
+  kc.random(rng, 2.0f, dt);
+  vc.random(rng, 1.0f, dt);
+  out.poison();
+  AttentionArgs a;
+  a.dtype = dt;
+  a.qkv = qkv.d;
+  a.k_cache = kc.d;
+  a.v_cache = vc.d;
+  a.S_max = S_max;
+  a.out = out.d;
+  a.B = c.B;
+  a.S_new = c.S_new;
+  a.S_cached = c.S_cached;
+  a.NH = c.NH;
+  a.causal = c.causal;
+  a.dropout_p = dropout_override >= 0 ? dropout_override : c.dropout;
+  a.seed = seed;
+  a.update_cache = c.update_cache;
+  DevF32 ref(size_t(M) * HD);
+  with_type(dt, [&](auto t) {
+    using T = decltype(t);
+    bench::ref_attention(reinterpret_cast<const T*>(qkv.d), reinterpret_cast<const T*>(kc.d),
+                         reinterpret_cast<const T*>(vc.d), ref.d, ref_args(a));
+  });
+  AttentionOp op;
+  const std::string why = op.prepare(a, c.cfg);
+  EXPECT_EQ(why, "");
+  if (!why.empty()) return {};
+  op.run(nullptr);
+  BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+  out.download();
+  ref.download();
+  EXPECT_LT(rel_error(ref.h, out, dt), 1e-2) << "B=" << c.B << " S_new=" << c.S_new << " S_cached=" << c.S_cached
+                                             << " " << c.cfg.name() << " p=" << a.dropout_p;
+  if (c.update_cache) {  // the new tokens' K and V, bit for bit, at positions S_cached ..; the rest untouched
+    const std::vector<uint16_t> k0 = kc.h, v0 = vc.h;
+    kc.download();
+    vc.download();
+    qkv.download();
+    size_t bad_k = 0, bad_v = 0;
+    for (int b = 0; b < c.B; ++b)
+      for (int pos = 0; pos < S_max; ++pos)
+        for (int e = 0; e < HD; e += 37) {
+          const size_t ci = (size_t(b) * S_max + pos) * HD + e;
+          const bool fresh = pos >= c.S_cached && pos < c.S_cached + c.S_new;
+          const size_t qi = size_t(b * c.S_new + pos - c.S_cached) * 3 * HD;
+          bad_k += kc.h[ci] != (fresh ? qkv.h[qi + HD + e] : k0[ci]);
+          bad_v += vc.h[ci] != (fresh ? qkv.h[qi + 2 * HD + e] : v0[ci]);
+        }
+    EXPECT_EQ(bad_k, 0u) << "K cache elements not as expected";
+    EXPECT_EQ(bad_v, 0u) << "V cache elements not as expected";
+  }
+  return out.h;
+}
+
+TEST_F(HopperTest, AttentionMatchesReference) {
+  const std::vector<AttnCase> cases = {
+      {1, 128, 0, 2, true, 0.f, {4, 0}, false},     // prompt, causal
+      {2, 192, 0, 3, true, 0.f, {4, 0}, false},     // two batches, 3 q blocks each
+      {1, 64, 0, 2, false, 0.f, {4, 0}, false},     // not causal
+      {2, 16, 0, 2, true, 0.f, {1, 0}, false},      // one-warp CTAs
+      {3, 1, 200, 2, true, 0.f, {1, 64}, true},     // decode: cache + one token, 4 key splits, cache update
+      {2, 1, 513, 3, true, 0.f, {1, 128}, true},    // decode, ragged last split
+      {1, 4, 77, 2, true, 0.f, {1, 0}, true},       // a few tokens appended to a cache
+      {1, 128, 100, 2, true, 0.f, {4, 64}, true},   // prompt after a cache, with key splits
+      {1, 128, 0, 2, true, 0.2f, {4, 0}, false},    // dropout
+      {2, 1, 300, 2, true, 0.3f, {1, 128}, false},  // dropout with splits
+  };
+  for (DType dt : {DType::F16, DType::BF16})
+    for (const auto& c : cases) {
+      SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " B=" + std::to_string(c.B) + " S_new=" + std::to_string(c.S_new) +
+                   " S_cached=" + std::to_string(c.S_cached) + " " + c.cfg.name());
+      run_case(c, dt);
+    }
+}
+
+TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
+  const AttnCase c{1, 128, 64, 2, true, 0.f, {4, 64}, false};
+  const auto none = run_case(c, DType::F16, 1);
+  EXPECT_EQ(run_case(c, DType::F16, 99, 0.0f), none) << "p = 0 must equal no dropout exactly, whatever the seed";
+  const auto d1 = run_case(c, DType::F16, 7, 0.25f);
+  EXPECT_EQ(run_case(c, DType::F16, 7, 0.25f), d1) << "same seed, same bits";
+  EXPECT_NE(run_case(c, DType::F16, 8, 0.25f), d1) << "another seed, another mask";
+  EXPECT_NE(d1, none);
+}
+
+TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+  AttentionArgs a;
+  a.qkv = p;
+  a.out = p;
+  a.B = 1;
+  a.S_new = 100;  // not a multiple of 64
+  a.NH = 1;
+  EXPECT_NE(AttentionOp::can_implement(a, {4, 0}).find("multiple"), std::string::npos);
+  a.S_new = 128;
+  EXPECT_EQ(AttentionOp::can_implement(a, {4, 0}), "");
+  EXPECT_NE(AttentionOp::can_implement(a, {3, 0}), "");
+  EXPECT_NE(AttentionOp::can_implement(a, {4, 100}).find("split_keys"), std::string::npos);
+  a.S_cached = 10;  // a cache without buffers
+  EXPECT_NE(AttentionOp::can_implement(a, {4, 0}).find("cache"), std::string::npos);
+  a.S_cached = 0;
+  a.dropout_p = 1.0f;
+  EXPECT_NE(AttentionOp::can_implement(a, {4, 0}).find("dropout"), std::string::npos);
+  AttentionConfig cfg;
+  EXPECT_EQ(attention::parse_attention_config("w1-s256", cfg), "");
+  EXPECT_EQ(cfg.name(), "w1-s256");
+  EXPECT_NE(attention::parse_attention_config("x4", cfg), "");
+  cudaFree(p);
+}
+
+// One attention block on random data: QKV GEMM -> attention -> output GEMM.
+struct BlockBuffers {
+  Buf X, Wqkv, Wo, QKV, kc, vc, Attn, Y;
+  BlockBuffers(int M, int H, int HD, int B, int S_max)
+      : X(size_t(M) * H), Wqkv(size_t(H) * 3 * HD), Wo(size_t(HD) * H), QKV(size_t(M) * 3 * HD),
+        kc(size_t(B) * S_max * HD), vc(size_t(B) * S_max * HD), Attn(size_t(M) * HD), Y(size_t(M) * H) {}
+};
+
+TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
+  struct BlockCase {
+    int B, S_new, S_cached, NH, H;
+    hopper::GemmConfig qkv, out;
+    AttentionConfig attn;
+  };
+  hopper::GemmConfig g128{128, 1, 0, OrderKind::RowMajor};
+  hopper::GemmConfig g64 = g128;
+  g64.tile_m = 64;
+  hopper::GemmConfig g64sk = g64;
+  g64sk.splits = 2;
+  hopper::GemmConfig g256 = g128;
+  g256.tile_n = 256;
+  const std::vector<BlockCase> cases = {
+      {1, 256, 0, 2, 512, g128, g128, {4, 0}},    // prompt
+      {2, 128, 0, 2, 384, g256, g64, {4, 0}},     // two sequences, 256-wide QKV tiles (one per head pair)
+      {2, 1, 300, 2, 512, g64sk, g64sk, {1, 128}},  // decode, split-K GEMMs, key splits
+  };
+  const DType dt = DType::F16;
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  for (const auto& c : cases) {
+    SCOPED_TRACE("B=" + std::to_string(c.B) + " S_new=" + std::to_string(c.S_new) + " S_cached=" + std::to_string(c.S_cached));
+    std::mt19937 rng(unsigned(c.S_new + c.S_cached));
+    const int HD = c.NH * 128, M = c.B * c.S_new, S_max = c.S_cached + c.S_new;
+    BlockBuffers bb(M, c.H, HD, c.B, S_max);
+    bb.X.random(rng, 1.0f, dt);
+    bb.Wqkv.random(rng, 2.0f / std::sqrt(float(c.H)), dt);
+    bb.Wo.random(rng, 1.0f / std::sqrt(float(HD)), dt);
+    bb.kc.random(rng, 1.0f, dt);
+    bb.vc.random(rng, 1.0f, dt);
+    AttentionBlockProblem p;
+    p.dtype = dt;
+    p.B = c.B;
+    p.S_new = c.S_new;
+    p.S_cached = c.S_cached;
+    p.S_max = S_max;
+    p.NH = c.NH;
+    p.H = c.H;
+    p.X = bb.X.d;
+    p.Wqkv = bb.Wqkv.d;
+    p.Wo = bb.Wo.d;
+    p.QKV = bb.QKV.d;
+    p.k_cache = bb.kc.d;
+    p.v_cache = bb.vc.d;
+    p.Attn = bb.Attn.d;
+    p.Y = bb.Y.d;
+    p.update_cache = c.S_cached > 0;
+    AttentionBlockVariant base_v;
+    base_v.qkv = c.qkv;
+    base_v.out = c.out;
+    base_v.attn = c.attn;
+    base_v.ordering = Ordering::StreamOrder;
+    AttentionBlock base(p, base_v);
+    for (Buf* b : {&bb.QKV, &bb.Attn, &bb.Y}) b->poison();
+    base.run(s);
+    base.check(s);
+    bb.Y.download();
+    bb.Attn.download();
+    const std::vector<uint16_t> want_y = bb.Y.h, want_a = bb.Attn.h;
+    {  // stream order against the fp32 reference of the whole block
+      DevF32 qkv_ref(size_t(M) * 3 * HD), attn_ref(size_t(M) * HD), y_ref(size_t(M) * c.H);
+      bench::ref_gemm(reinterpret_cast<const __half*>(bb.X.d), reinterpret_cast<const __half*>(bb.Wqkv.d), qkv_ref.d, M,
+                      3 * HD, c.H);
+      bench::RefAttentionArgs ra;
+      ra.B = c.B;
+      ra.S_new = c.S_new;
+      ra.S_cached = c.S_cached;
+      ra.S_max = S_max;
+      ra.NH = c.NH;
+      bench::ref_attention(qkv_ref.d, reinterpret_cast<const __half*>(bb.kc.d), reinterpret_cast<const __half*>(bb.vc.d),
+                           attn_ref.d, ra);
+      bench::ref_gemm(attn_ref.d, reinterpret_cast<const __half*>(bb.Wo.d), y_ref.d, M, c.H, HD);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      y_ref.download();
+      EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2);
+    }
+    std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-waitkernel",
+                                      "stridedsync-waitkernel-noR"};
+    for (const auto& name : names) {
+      AttentionBlockVariant v = AttentionBlockVariant::parse(name);
+      v.qkv = c.qkv;
+      v.out = c.out;
+      v.attn = c.attn;
+      AttentionBlock blk(p, v);
+      SCOPED_TRACE(name);
+      for (int rep = 0; rep < 3; ++rep) {
+        for (Buf* b : {&bb.QKV, &bb.Attn, &bb.Y}) b->poison();
+        blk.run(s);
+        blk.check(s);
+        bb.Y.download();
+        bb.Attn.download();
+        ASSERT_EQ(std::memcmp(want_a.data(), bb.Attn.h.data(), want_a.size() * 2), 0) << "attention, run " << rep;
+        ASSERT_EQ(std::memcmp(want_y.data(), bb.Y.h.data(), want_y.size() * 2), 0) << "output, run " << rep;
+      }
+    }
+  }
+  BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
+  std::mt19937 rng(31);
+  const int B = 1, S = 128, NH = 2, H = 256, HD = NH * 128;
+  BlockBuffers bb(B * S, H, HD, B, S);
+  for (Buf* b : {&bb.X, &bb.Wqkv, &bb.Wo}) b->random(rng, 0.1f, DType::F16);
+  AttentionBlockProblem p;
+  p.B = B;
+  p.S_new = S;
+  p.S_max = S;
+  p.NH = NH;
+  p.H = H;
+  p.X = bb.X.d;
+  p.Wqkv = bb.Wqkv.d;
+  p.Wo = bb.Wo.d;
+  p.QKV = bb.QKV.d;
+  p.Attn = bb.Attn.d;
+  p.Y = bb.Y.d;
+  AttentionBlockVariant v = AttentionBlockVariant::parse("stridedsync-waitkernel");
+  v.qkv.order = v.out.order = OrderKind::RowMajor;
+  ChainOptions opt;
+  opt.timeout_ms = 50;
+  AttentionBlock blk(p, v, opt);
+  blk.chain().set_params_hook([](int stage, StageParams& sp) {
+    if (stage == 0) {  // the QKV GEMM never posts
+      sp.sems = nullptr;
+      sp.flags &= ~kSync;
+    }
+  });
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  blk.run(s);
+  try {
+    blk.check(s);
+    FAIL() << "expected a SyncError";
+  } catch (const SyncError& e) {
+    EXPECT_NE(std::string(e.what()).find("'attention'"), std::string::npos) << e.what();
+  }
+  BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+}  // namespace
+
+#endif  // BRAID_HAVE_HOPPER
+
+TEST(AttentionVariantNames, ParseInvertsName) {
+  for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-waitkernel", "stridedsync-pdl-noR"})
+    EXPECT_EQ(braid::workloads::AttentionBlockVariant::parse(n).name(), n);
+  EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("fastsync-pdl"), braid::PlanError);
+  EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("tilesync-stream"), braid::PlanError);
+}

@@ -1,0 +1,111 @@
+// The attention block plan (workloads/attention_plan.hpp): grids, what each attention tile reads of
+// the QKV GEMM (its head's Q rows; the K and V rows of the keys it sees, causal or not, per batch),
+// what each output-GEMM tile reads of the attention stage, StridedSync grouping a head's Q, K and V
+// column tiles on one semaphore, and clear errors on inconsistent shapes.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "braid/workloads/attention_plan.hpp"
+
+using namespace braid;
+using braid::workloads::AttentionBlockDesc;
+using braid::workloads::make_attention_block_plan;
+using braid::workloads::qkv_strided_policy;
+
+namespace {
+
+std::set<std::pair<uint32_t, uint32_t>> reads(const Plan& p, int consumer, Tile t) {
+  for (const auto& d : p.deps)
+    if (d.consumer == consumer) {
+      std::vector<Tile> out;
+      d.reads(t, out);
+      std::set<std::pair<uint32_t, uint32_t>> s;
+      for (Tile x : out) s.insert({x.x, x.y});
+      return s;
+    }
+  return {};
+}
+
+AttentionBlockDesc gpt3_prompt(int S) {
+  AttentionBlockDesc d;
+  d.B = 1;
+  d.S_new = S;
+  d.NH = 12;
+  d.H = 12288;
+  d.q_rows = 64;
+  return d;
+}
+
+}  // namespace
+
+TEST(AttentionPlan, GridsFollowHeadsRowsAndTiles) {
+  const Plan p = make_attention_block_plan("gpt3", gpt3_prompt(512));
+  ASSERT_EQ(p.stages.size(), 3u);
+  EXPECT_EQ(p.stages[0].grid, (Grid{36, 4, 1}));   // 3 * 1536 / 128 column tiles, 512 / 128 row tiles
+  EXPECT_EQ(p.stages[1].grid, (Grid{12, 8, 1}));   // heads x 64-row query blocks
+  EXPECT_EQ(p.stages[2].grid, (Grid{96, 4, 1}));   // 12288 / 128, 512 / 128
+  EXPECT_EQ(p.producers_of(1), std::vector<int>{0});
+  EXPECT_EQ(p.producers_of(2), std::vector<int>{1});
+}
+
+TEST(AttentionPlan, CausalTileReadsItsQRowsAndTheKeysBeforeIt) {
+  const Plan p = make_attention_block_plan("gpt3", gpt3_prompt(512));
+  // Head 5, query block 3 (rows 192..255): Q tile (5, 1); K and V tiles of rows 0..255, i.e. row tiles
+  // 0 and 1 of columns 12 + 5 and 24 + 5.
+  const std::set<std::pair<uint32_t, uint32_t>> want = {{5, 1}, {17, 0}, {17, 1}, {29, 0}, {29, 1}};
+  EXPECT_EQ(reads(p, 1, Tile{5, 3, 0}), want);
+  // The first block sees only row tile 0.
+  EXPECT_EQ(reads(p, 1, Tile{0, 0, 0}), (std::set<std::pair<uint32_t, uint32_t>>{{0, 0}, {12, 0}, {24, 0}}));
+  // Not causal: every key of the sequence.
+  AttentionBlockDesc d = gpt3_prompt(512);
+  d.causal = false;
+  const Plan q = make_attention_block_plan("full", d);
+  EXPECT_EQ(reads(q, 1, Tile{0, 0, 0}).size(), 1u + 4u + 4u);
+}
+
+TEST(AttentionPlan, DecodeTilesReadTheirOwnBatchRowOnly) {
+  AttentionBlockDesc d;
+  d.B = 4;
+  d.S_new = 1;
+  d.S_cached = 2048;
+  d.NH = 8;
+  d.H = 8192;
+  d.q_rows = 1;
+  d.qkv_tile_m = 64;
+  d.out_tile_m = 64;
+  const Plan p = make_attention_block_plan("llama-decode", d);
+  EXPECT_EQ(p.stages[1].grid, (Grid{8, 4, 1}));
+  // Batch 2, head 3: row 2 lies in QKV row tile 0; cached keys need no wait.
+  EXPECT_EQ(reads(p, 1, Tile{3, 2, 0}), (std::set<std::pair<uint32_t, uint32_t>>{{3, 0}, {11, 0}, {19, 0}}));
+  // The output GEMM's single row tile reads all four batch rows of every head.
+  EXPECT_EQ(reads(p, 2, Tile{0, 0, 0}).size(), 8u * 4u);
+}
+
+TEST(AttentionPlan, StridedSyncGroupsAHeadsQKVTiles) {
+  const GroupPolicy s = qkv_strided_policy(12, 128);
+  const Grid g{36, 4, 1};
+  EXPECT_EQ(s.num_sems(g), 12u * 4u);
+  for (uint32_t h = 0; h < 12; ++h) {
+    EXPECT_EQ(s.sem(Tile{h, 2, 0}, g), s.sem(Tile{h + 12, 2, 0}, g));
+    EXPECT_EQ(s.sem(Tile{h, 2, 0}, g), s.sem(Tile{h + 24, 2, 0}, g));
+    EXPECT_EQ(s.value(Tile{h, 2, 0}, g), 3u);
+  }
+  EXPECT_NE(s.sem(Tile{0, 2, 0}, g), s.sem(Tile{1, 2, 0}, g));
+  // 256-wide tiles hold two heads: 6 tiles apart.
+  const GroupPolicy w = qkv_strided_policy(12, 256);
+  EXPECT_EQ(w.dim[0].stride, 6u);
+  EXPECT_THROW(qkv_strided_policy(3, 256), PlanError);  // 384 columns per Q|K|V part: not whole tiles
+  AttentionBlockDesc d = gpt3_prompt(256);
+  d.qkv_policy = s;
+  EXPECT_NO_THROW(make_attention_block_plan("strided", d));
+}
+
+TEST(AttentionPlan, RejectsInconsistentShapes) {
+  AttentionBlockDesc d = gpt3_prompt(100);  // 100 query rows are not whole 64-row blocks
+  EXPECT_THROW(make_attention_block_plan("bad", d), PlanError);
+  d = gpt3_prompt(128);
+  d.NH = 0;
+  EXPECT_THROW(make_attention_block_plan("bad", d), PlanError);
+}
