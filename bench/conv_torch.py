@@ -18,22 +18,14 @@ Usage: conv_torch.py --out conv-cudnn.csv [--dtype fp16|bf16] [--batches 1,4,...
 import argparse
 import csv
 import math
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 
+from torch_common import SCRATCH_BYTES, log, parse_list, time_it
+
 TOL = 1e-2
-SCRATCH_BYTES = 256 << 20
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def parse_list(s, conv):
-    return [conv(t) for t in s.split(",") if t.strip()]
 
 
 def parse_layer(t):
@@ -85,25 +77,6 @@ def check(y, ref):
     diff = (yf - ref).abs().max().item()
     rel = diff / denom if denom > 0 else float("inf")
     return rel < TOL, rel
-
-
-def time_it(fn, scratch, reps, warmup):
-    """Median microseconds over reps; each repetition flushes L2 first, then is timed by events."""
-    for i in range(warmup):
-        scratch.fill_(i % 251 + 1)
-        fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    times = []
-    for i in range(reps):
-        scratch.fill_(i % 251 + 1)  # L2 flush: 256 MiB written, not timed
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0)  # ms -> us
-    return statistics.median(times)
 
 
 def run_graph(args_t, ref, scratch, reps, warmup):

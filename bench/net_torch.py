@@ -45,15 +45,11 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import braid_torch  # noqa: E402
+from torch_common import SCRATCH_BYTES, graphed, log, rel_err, time_it  # noqa: E402
 
 TOL = 2e-2
-SCRATCH_BYTES = 256 << 20
 VARIANTS = ["stream", "pdl-only", "conv2dtilesync-pdl", "rowsync-pdl", "conv2dtilesync-pdl-dyn", "rowsync-pdl-dyn"]
 CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in ("", "-sk2", "-sk4", "-streamk")]
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------
@@ -234,47 +230,6 @@ class BraidNet:
 
     def chain_names(self):
         return [self.chains[i].name for i in sorted(self.chains)]
-
-
-def graphed(fn):
-    """Warm up on a side stream, capture fn() once; returns (graph, static output)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        out = fn()
-    torch.cuda.synchronize()
-    return g, out
-
-
-def time_it(fn, scratch, reps, warmup):
-    for i in range(warmup):
-        scratch.fill_(i % 251 + 1)
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    ts = []
-    for i in range(reps):
-        scratch.fill_(i % 251 + 1)  # L2 flush, not timed
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        ts.append(start.elapsed_time(end) * 1000.0)
-    return statistics.median(ts)
-
-
-def rel_err(y, ref):
-    yf = y.float()
-    if not torch.isfinite(yf).all().item():
-        return float("nan")
-    d = ref.abs().max().item()
-    return (yf - ref).abs().max().item() / d if d > 0 else float("inf")
 
 
 def pick_configs(lib, prog, P, x, scratch, log_prefix):

@@ -34,13 +34,13 @@ def num(s):
     return v if math.isfinite(v) and v > 0 else None
 
 
-def speedup_grid(plt, csv_path, out, script, workload, group_of, title_of, BASE, base_label):
+def speedup_grid(plt, csv_path, out, script, workload, group_of, title_of, BASE, base_label, xlabel="batch N"):
     """One subplot per group of a results CSV (../shared/results-format.md): the speedup over the peer
     BASE (its time / the variant's time) versus the batch N, for braid (autotuned, bold), braid's kernels
     in stream order (braid:stream, dashed), every other kind of braid:* variant (thin; the kind is the
     part before "/<configs>", best config each), the other peers (thin, grey), and the floor as the best
     possible speedup (dotted black). Rows of workloads starting with `workload`; group_of(row) ->
-    (group, N); title_of(group) -> text. Failed checks are left out and listed. Also prints a table."""
+    (group, x); title_of(group) -> text; xlabel names x. Failed checks are left out and listed. Also prints a table."""
     with open(csv_path, newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("workload", "").startswith(workload)]
     if not rows:
@@ -132,7 +132,7 @@ def speedup_grid(plt, csv_path, out, script, workload, group_of, title_of, BASE,
         ax.set_ylim(0, ymax * 1.25)
         ax.axhline(1.0, color="gray", lw=0.8)
         ax.set_xticks(ns)
-        ax.set_xlabel("batch N")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(f"speedup over {base_label}")
         ax.set_title(title_of(g))
         ax.grid(alpha=0.3)

@@ -27,6 +27,7 @@
 
 #include "braid/bench/conv_reference.cuh"
 #include "braid/bench/harness.cuh"
+#include "braid/bench/peers.hpp"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/workloads/conv_chain.cuh"
 #endif
@@ -38,14 +39,6 @@ using namespace braid;
 #endif
 
 namespace {
-
-std::vector<int> parse_ints(const std::string& s) {
-  std::vector<int> v;
-  std::stringstream ss(s);
-  std::string t;
-  while (std::getline(ss, t, ',')) v.push_back(std::stoi(t));
-  return v;
-}
 
 struct Layer {
   int C, HW;
@@ -65,30 +58,6 @@ std::vector<Layer> parse_layers(const std::string& s) {
 
 std::string shape_key(int C, int HW, int N) {
   return "C=" + std::to_string(C) + ";HW=" + std::to_string(HW) + ";N=" + std::to_string(N);
-}
-
-// Peer rows from conv_torch.py: shape,variant,time_us,check[,rel_err]
-struct PeerRow {
-  std::string variant;
-  double us;
-  bool pass;
-};
-std::multimap<std::string, PeerRow> read_peers(const std::string& path) {
-  std::multimap<std::string, PeerRow> m;
-  if (path.empty()) return m;
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot read --peers " + path);
-  std::string line;
-  std::getline(f, line);  // header
-  while (std::getline(f, line)) {
-    std::vector<std::string> c;
-    std::stringstream ss(line);
-    std::string t;
-    while (std::getline(ss, t, ',')) c.push_back(t);
-    if (c.size() < 4) continue;
-    m.insert({c[0], PeerRow{c[1], std::stod(c[2]), c[3] == "pass"}});
-  }
-  return m;
 }
 
 }  // namespace
@@ -125,8 +94,8 @@ int main(int argc, char** argv) {
     }
   }
   const auto layers = parse_layers(layers_arg);
-  const auto batches = parse_ints(batches_arg);
-  const auto peers = read_peers(peers_path);
+  const auto batches = bench::parse_int_list(batches_arg);
+  const auto peers = bench::read_peers(peers_path);
 
   cudaStream_t s;
   BRAID_CUDA_CHECK(cudaStreamCreate(&s));

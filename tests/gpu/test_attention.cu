@@ -272,8 +272,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       y_ref.download();
       EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2);
     }
-    std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-waitkernel",
-                                      "stridedsync-waitkernel-noR"};
+    std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
+                                      "stridedsync-wait-kernel-noR"};
     for (const auto& name : names) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(name);
       v.qkv = c.qkv;
@@ -312,7 +312,7 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
   p.QKV = bb.QKV.d;
   p.Attn = bb.Attn.d;
   p.Y = bb.Y.d;
-  AttentionBlockVariant v = AttentionBlockVariant::parse("stridedsync-waitkernel");
+  AttentionBlockVariant v = AttentionBlockVariant::parse("stridedsync-wait-kernel");
   v.qkv.order = v.out.order = OrderKind::RowMajor;
   ChainOptions opt;
   opt.timeout_ms = 50;
@@ -340,7 +340,7 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
 #endif  // BRAID_HAVE_HOPPER
 
 TEST(AttentionVariantNames, ParseInvertsName) {
-  for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-waitkernel", "stridedsync-pdl-noR"})
+  for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-wait-kernel", "stridedsync-pdl-noR"})
     EXPECT_EQ(braid::workloads::AttentionBlockVariant::parse(n).name(), n);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("fastsync-pdl"), braid::PlanError);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("tilesync-stream"), braid::PlanError);

@@ -1,0 +1,59 @@
+"""What the PyTorch-side benchmark scripts share (conv_torch.py, net_torch.py, attn_torch.py): logging,
+list parsing, CUDA-graph capture, L2-flushed event timing, and the max-norm relative error."""
+import statistics
+import sys
+
+import torch
+
+SCRATCH_BYTES = 256 << 20  # written before each timed repetition: flushes the 50 MB L2
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def parse_list(s, conv):
+    return [conv(t) for t in s.split(",") if t.strip()]
+
+
+def graphed(fn):
+    """Warm up on a side stream, capture fn() once; returns (graph, static output)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fn()
+    torch.cuda.synchronize()
+    return g, out
+
+
+def time_it(fn, scratch, reps, warmup):
+    """Median microseconds over reps; each repetition flushes L2 first, then is timed by events."""
+    for i in range(warmup):
+        scratch.fill_(i % 251 + 1)
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for i in range(reps):
+        scratch.fill_(i % 251 + 1)  # L2 flush, not timed
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        ts.append(start.elapsed_time(end) * 1000.0)  # ms -> us
+    return statistics.median(ts)
+
+
+def rel_err(y, ref):
+    """max |y - ref| / max |ref|; NaN when y holds a NaN or an infinity."""
+    yf = y.float()
+    if not torch.isfinite(yf).all().item():
+        return float("nan")
+    d = ref.abs().max().item()
+    return (yf - ref).abs().max().item() / d if d > 0 else float("inf")

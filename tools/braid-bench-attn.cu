@@ -1,0 +1,361 @@
+// braid-bench-attn: the attention-block benchmark of issue 4 (one tensor-parallel GPU of 8).
+//   GPT-3: H = 12288, 12 heads of 128;  LLaMA-65B: H = 8192, 8 heads of 128
+//   prompt: B = 1, S = 512, 1024, 2048, causal, no cache
+//   decode: B = 1, 2, 4, one new token, cache S' = 512, 1024, 2048 (its K, V appended to the cache)
+// The block: QKV = X . Wqkv -> attention (causal, p = 0: inference) -> Y = A . Wo, fp16.
+// In one run on one GPU, for each case:
+//   floor   max(FLOP/peak, bytes/bandwidth): peak = cuBLAS fp16 8192^3 GEMM, bandwidth = device copy,
+//           both measured here; FLOPs = the two GEMMs + causal attention (each query against the keys
+//           it sees); bytes = X, Wqkv, Wo, the cache's K and V, Y (fp16)
+//   braid   per-stage configuration search (each kernel alone, stream order, CUDA graph), then the
+//           chain variants with the chosen configurations: stream order, PDL alone, TileSync / RowSync
+//           / StridedSync x PDL / wait kernel, and the synchronized variants again with the QKV GEMM in
+//           row-major tile order (a query block's Q, K, V tiles of every head complete first), each
+//           under a CUDA graph; `braid` = the fastest that passes its checks
+//   peers   read from --peers (bench/attn_torch.py: PyTorch, cuBLAS GEMMs + SDPA, CUDA graph), run
+//           just before on the same GPU
+// Checks: every variant's output Y against an fp32 GPU reference of the whole block (max-norm relative
+// error < 1e-2), and every variant bit-identical to braid's stream order with the same configurations.
+// CSV per ../shared/results-format.md; --trace-dir writes per-tile timelines of the chosen variants.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "braid/bench/attention_reference.cuh"
+#include "braid/bench/conv_reference.cuh"
+#include "braid/bench/harness.cuh"
+#include "braid/bench/peers.hpp"
+#ifdef BRAID_HAVE_HOPPER
+#include "braid/workloads/attention_block.cuh"
+#endif
+
+using namespace braid;
+
+#ifndef BRAID_GIT_COMMIT
+#define BRAID_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+struct Model {
+  std::string name;
+  int H, NH;
+};
+
+struct Case {
+  Model m;
+  bool decode;
+  int B, S;  // prompt: S tokens; decode: S cached tokens + 1 new
+  std::string shape() const {
+    return "model=" + m.name + ";B=" + std::to_string(B) + (decode ? ";cache=" : ";S=") + std::to_string(S);
+  }
+  std::string workload() const { return std::string("attention-") + (decode ? "decode" : "prompt"); }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifndef BRAID_HAVE_HOPPER
+  (void)argc;
+  (void)argv;
+  std::fprintf(stderr, "braid-bench-attn: built without braid's Hopper kernels (CUTLASS headers missing)\n");
+  return 2;
+#else
+  std::string models_arg = "gpt3,llama", prompts_arg = "512,1024,2048", caches_arg = "512,1024,2048",
+              batches_arg = "1,2,4", out, peers_path, trace_dir, only = "prompt,decode";
+  std::string commit = BRAID_GIT_COMMIT;
+  int reps = 30;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--models") models_arg = next();
+    else if (a == "--prompts") prompts_arg = next();
+    else if (a == "--caches") caches_arg = next();
+    else if (a == "--batches") batches_arg = next();
+    else if (a == "--cases") only = next();
+    else if (a == "--reps") reps = std::stoi(next());
+    else if (a == "--out") out = next();
+    else if (a == "--peers") peers_path = next();
+    else if (a == "--commit") commit = next();
+    else if (a == "--trace-dir") trace_dir = next();
+    else {
+      std::fprintf(stderr,
+                   "usage: braid-bench-attn [--models gpt3,llama] [--cases prompt,decode] [--prompts 512,...]\n"
+                   "                        [--caches 512,...] [--batches 1,2,4] [--reps N] [--out CSV]\n"
+                   "                        [--peers attn_torch.csv] [--commit HASH] [--trace-dir DIR]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  std::vector<Case> cases;
+  for (const std::string& mn : {std::string("gpt3"), std::string("llama")}) {
+    if (models_arg.find(mn) == std::string::npos) continue;
+    const Model m = mn == "gpt3" ? Model{"gpt3", 12288, 12} : Model{"llama", 8192, 8};
+    if (only.find("prompt") != std::string::npos)
+      for (int S : bench::parse_int_list(prompts_arg)) cases.push_back({m, false, 1, S});
+    if (only.find("decode") != std::string::npos)
+      for (int B : bench::parse_int_list(batches_arg))
+        for (int S : bench::parse_int_list(caches_arg)) cases.push_back({m, true, B, S});
+  }
+  if (cases.empty()) {
+    std::fprintf(stderr, "braid-bench-attn: no cases (check --models and --cases)\n");
+    return 2;
+  }
+  const auto peers = bench::read_peers(peers_path);
+
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  const bench::Ceilings ceil = bench::measure_ceilings(s);
+  std::printf("%s: peak %.0f TFLOP/s (cuBLAS fp16), copy bandwidth %.2f TB/s\n", bench::gpu_name().c_str(), ceil.tflops,
+              ceil.tbps);
+  bench::Timer timer(s);
+  std::vector<bench::ResultRow> rows;
+  bool all_pass = true;
+
+  using attention::AttentionConfig;
+  using hopper::GemmConfig;
+  using workloads::AttentionBlock;
+  using workloads::AttentionBlockProblem;
+  using workloads::AttentionBlockVariant;
+
+  auto gemm_candidates = [](int M) {
+    std::vector<GemmConfig> v;
+    const int tm = M <= 64 ? 64 : 128;
+    for (int tn : {128, 256})
+      for (int sk : M <= 64 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1}) {
+        GemmConfig c{tn, sk, 0};
+        c.tile_m = tm;
+        v.push_back(c);
+      }
+    for (int tn : {128, 256}) {
+      GemmConfig c{tn, 1, 0};
+      c.tile_m = tm;
+      c.stream_k = true;
+      v.push_back(c);
+    }
+    return v;
+  };
+
+  int case_no = 0;
+  for (const Case& cs : cases) {
+    ++case_no;
+    const int H = cs.m.H, NH = cs.m.NH, HD = NH * 128, B = cs.B;
+    const int S_new = cs.decode ? 1 : cs.S, S_cached = cs.decode ? cs.S : 0, S_max = S_cached + S_new;
+    const int M = B * S_new;
+    const size_t n_x = size_t(M) * H, n_wqkv = size_t(H) * 3 * HD, n_wo = size_t(HD) * H, n_qkv = size_t(M) * 3 * HD,
+                 n_cache = size_t(B) * S_max * HD, n_attn = size_t(M) * HD, n_y = size_t(M) * H;
+    __half *X, *Wqkv, *Wo, *QKV, *Kc, *Vc, *Attn, *Y;
+    float *qkv_ref, *attn_ref, *y_ref;
+    BRAID_CUDA_CHECK(cudaMalloc(&X, n_x * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Wqkv, n_wqkv * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Wo, n_wo * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&QKV, n_qkv * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Kc, n_cache * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Vc, n_cache * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Attn, n_attn * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, n_y * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&qkv_ref, n_qkv * 4));
+    BRAID_CUDA_CHECK(cudaMalloc(&attn_ref, n_attn * 4));
+    BRAID_CUDA_CHECK(cudaMalloc(&y_ref, n_y * 4));
+    const uint64_t seed = 4000 + case_no;
+    fill_random(X, n_x, seed, 1.0f, s);
+    fill_random(Wqkv, n_wqkv, seed + 1, 2.0f / std::sqrt(float(H)), s);
+    fill_random(Wo, n_wo, seed + 2, 1.0f / std::sqrt(float(HD)), s);
+    fill_random(Kc, n_cache, seed + 3, 1.0f, s);
+    fill_random(Vc, n_cache, seed + 4, 1.0f, s);
+    // fp32 reference of the block (before any run appends to the cache: positions < S_cached only)
+    bench::ref_gemm(X, Wqkv, qkv_ref, M, 3 * HD, H, s);
+    bench::RefAttentionArgs ra;
+    ra.B = B;
+    ra.S_new = S_new;
+    ra.S_cached = S_cached;
+    ra.S_max = S_max;
+    ra.NH = NH;
+    bench::ref_attention(qkv_ref, Kc, Vc, attn_ref, ra, s);
+    bench::ref_gemm(attn_ref, Wo, y_ref, M, H, HD, s);
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+
+    double attn_flops = 0;  // causal: query i sees S_cached + i + 1 keys; QK^T and PV, 2 * 128 each
+    for (int i = 0; i < S_new; ++i) attn_flops += 4.0 * 128.0 * (S_cached + i + 1);
+    const double flops = 2.0 * M * double(H) * 3 * HD + 2.0 * M * double(HD) * H + attn_flops * B * NH;
+    const double bytes = 2.0 * (double(n_x) + n_wqkv + n_wo + 2.0 * B * double(S_cached) * HD + n_y);
+    const double floor_us = std::max(flops / (ceil.tflops * 1e12), bytes / (ceil.tbps * 1e12)) * 1e6;
+    const std::string shape = cs.shape();
+    std::printf("[%d/%zu] %s %s  floor %.1f us (%s-bound)\n", case_no, cases.size(), cs.workload().c_str(), shape.c_str(),
+                floor_us, flops / (ceil.tflops * 1e12) > bytes / (ceil.tbps * 1e12) ? "compute" : "memory");
+    std::fflush(stdout);
+
+    AttentionBlockProblem prob;
+    prob.dtype = hopper::DType::F16;
+    prob.B = B;
+    prob.S_new = S_new;
+    prob.S_cached = S_cached;
+    prob.S_max = S_max;
+    prob.NH = NH;
+    prob.H = H;
+    prob.X = X;
+    prob.Wqkv = Wqkv;
+    prob.Wo = Wo;
+    prob.QKV = QKV;
+    prob.k_cache = Kc;
+    prob.v_cache = Vc;
+    prob.Attn = Attn;
+    prob.Y = Y;
+    prob.update_cache = cs.decode;
+
+    // 1. per-stage search, each kernel alone in stream order under a CUDA graph
+    auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k) {
+      GemmConfig best;
+      double best_us = 1e30;
+      for (const GemmConfig& c : gemm_candidates(m)) {
+        hopper::GemmOp op;
+        if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
+        bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
+        const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
+        if (us < best_us) {
+          best_us = us;
+          best = c;
+        }
+      }
+      return std::make_pair(best, best_us);
+    };
+    const auto [cq, tq] = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H);
+    const auto [co, to] = tune_gemm(Attn, Wo, Y, M, H, HD);
+    AttentionConfig ca;
+    double ta = 1e30;
+    {
+      std::vector<AttentionConfig> cands;
+      if (cs.decode)
+        for (int sk : {64, 128, 256, 512}) cands.push_back({1, sk});
+      else
+        cands.push_back({4, 0});
+      for (const AttentionConfig& c : cands) {
+        attention::AttentionOp op;
+        attention::AttentionArgs a;
+        a.qkv = QKV;
+        a.k_cache = Kc;
+        a.v_cache = Vc;
+        a.S_max = S_max;
+        a.out = Attn;
+        a.B = B;
+        a.S_new = S_new;
+        a.S_cached = S_cached;
+        a.NH = NH;
+        a.update_cache = cs.decode;
+        if (!op.prepare(a, c).empty()) continue;
+        bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
+        const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
+        if (us < ta) {
+          ta = us;
+          ca = c;
+        }
+      }
+    }
+    std::printf("  tuned: qkv %s %.1f us, attention %s %.1f us, out %s %.1f us (sum %.1f)\n", cq.name().c_str(), tq,
+                ca.name().c_str(), ta, co.name().c_str(), to, tq + ta + to);
+
+    // 2. chain variants
+    std::vector<AttentionBlockVariant> variants;
+    for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
+                          "stridedsync-wait-kernel"}) {
+      AttentionBlockVariant v = AttentionBlockVariant::parse(n);
+      v.qkv = cq;
+      v.out = co;
+      v.attn = ca;
+      variants.push_back(v);
+      if (v.ordering != Ordering::StreamOrder && cq.order != OrderKind::RowMajor) {
+        v.qkv.order = OrderKind::RowMajor;  // a query block's tiles of every head first
+        variants.push_back(v);
+      }
+    }
+    // Bit-identity reference per configuration set: braid's kernels in stream order.
+    std::map<std::string, std::vector<__half>> stream_bits;
+    std::vector<__half> bits(n_y);
+    auto config_key = [](const AttentionBlockVariant& v) {
+      return v.qkv.name() + "+" + v.attn.name() + "+" + v.out.name();  // order too: it places stream-K's splits
+    };
+    double best_us = 1e30;
+    std::string best_name;
+    for (const AttentionBlockVariant& v : variants) {
+      const std::string name = "braid:" + v.name() + "/" + v.qkv.name() + "+" + v.attn.name() + "+" + v.out.name();
+      try {
+        AttentionBlock blk(prob, v);
+        for (void* p : {(void*)QKV, (void*)Attn, (void*)Y})
+          BRAID_CUDA_CHECK(cudaMemsetAsync(p, 0xff, p == QKV ? n_qkv * 2 : p == Attn ? n_attn * 2 : n_y * 2, s));
+        blk.run(s);
+        blk.check(s);
+        const double err = bench::max_rel_error(Y, y_ref, n_y);
+        BRAID_CUDA_CHECK(cudaMemcpy(bits.data(), Y, n_y * 2, cudaMemcpyDeviceToHost));
+        const std::string key = config_key(v);
+        if (!stream_bits.count(key)) {
+          AttentionBlockVariant sv = v;
+          sv.ordering = Ordering::StreamOrder;
+          sv.pdl_only = false;
+          AttentionBlock ref(prob, sv);
+          BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, n_y * 2, s));
+          ref.run(s);
+          ref.check(s);
+          stream_bits[key].resize(n_y);
+          BRAID_CUDA_CHECK(cudaMemcpy(stream_bits[key].data(), Y, n_y * 2, cudaMemcpyDeviceToHost));
+        }
+        const bool identical = std::memcmp(bits.data(), stream_bits[key].data(), n_y * 2) == 0;
+        bench::Graph g(s, [&](cudaStream_t st) { blk.run(st); });
+        const double us = timer.median_us([&] { g.launch(); }, reps, 5);
+        blk.check(s);
+        const bool pass = err < 1e-2 && identical;
+        all_pass &= pass;
+        rows.push_back({cs.workload(), shape, "fp16", name, us, floor_us, pass});
+        std::printf("  %-70s %8.1f us  %5.2f of floor  err %.1e%s%s\n", name.c_str(), us, floor_us / us, err,
+                    identical ? "" : "  NOT BIT-IDENTICAL TO STREAM ORDER", pass ? "" : "  CHECK FAILED");
+        if (pass && us < best_us) {
+          best_us = us;
+          best_name = name;
+        }
+        if (!trace_dir.empty() && v.ordering != Ordering::StreamOrder) {
+          AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
+          tb.run(s);
+          tb.check(s);
+          tb.chain().clear_trace(s);
+          tb.run(s);
+          tb.check(s);
+          std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
+                            v.name() + (v.qkv.order == OrderKind::RowMajor ? "-qkvrow" : "");
+          bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", tb.chain().download_trace());
+        }
+      } catch (const std::exception& e) {
+        all_pass = false;
+        rows.push_back({cs.workload(), shape, "fp16", name, 0, floor_us, false});
+        std::printf("  %-70s FAILED: %s\n", name.c_str(), e.what());
+      }
+      std::fflush(stdout);
+    }
+    if (!best_name.empty()) rows.push_back({cs.workload(), shape, "fp16", "braid", best_us, floor_us, true});
+    double best_peer = 1e30;
+    for (auto [it, end] = peers.equal_range(shape); it != end; ++it) {
+      rows.push_back({cs.workload(), shape, "fp16", it->second.variant, it->second.us, floor_us, it->second.pass});
+      if (it->second.pass) best_peer = std::min(best_peer, it->second.us);
+    }
+    std::printf("  braid %.1f us (%s), %.2f of floor", best_us, best_name.c_str(), floor_us / best_us);
+    if (best_peer < 1e30) std::printf("; %.2fx the best peer (%.1f us, %.2f of floor)", best_peer / best_us, best_peer, floor_us / best_peer);
+    std::printf("\n");
+    std::fflush(stdout);
+    for (void* p : {(void*)X, (void*)Wqkv, (void*)Wo, (void*)QKV, (void*)Kc, (void*)Vc, (void*)Attn, (void*)Y,
+                    (void*)qkv_ref, (void*)attn_ref, (void*)y_ref})
+      BRAID_CUDA_CHECK(cudaFree(p));
+  }
+  if (!out.empty()) {
+    bench::write_results_csv(out, commit, rows);
+    std::printf("wrote %s\n", out.c_str());
+  }
+  std::printf(all_pass ? "checks: all braid variants passed\n" : "checks: SOME VARIANTS FAILED\n");
+  return all_pass ? 0 : 1;
+#endif
+}
