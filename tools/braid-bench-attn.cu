@@ -10,8 +10,9 @@
 //   braid   per-stage configuration search (each kernel alone, stream order, CUDA graph), then the
 //           chain variants with the chosen configurations: stream order, PDL alone, TileSync / RowSync
 //           / StridedSync x PDL / wait kernel, and the synchronized variants again with the QKV GEMM in
-//           row-major tile order (a query block's Q, K, V tiles of every head complete first), each
-//           under a CUDA graph; `braid` = the fastest that passes its checks
+//           row-major tile order (a query block's Q, K, V tiles of every head complete first), and
+//           the paper's unfused chain (P, softmax-dropout, R.V kernels: variants unfused-*), each under
+//           a CUDA graph; `braid` = the fastest that passes its checks
 //   peers   read from --peers (bench/attn_torch.py: PyTorch, cuBLAS GEMMs + SDPA, CUDA graph), run
 //           just before on the same GPU
 // Checks: every variant's output Y against an fp32 GPU reference of the whole block (max-norm relative
@@ -235,8 +236,10 @@ int main(int argc, char** argv) {
       std::vector<AttentionConfig> cands;
       if (cs.decode)
         for (int sk : {64, 128, 256, 512}) cands.push_back({1, sk});
-      else
-        cands.push_back({4, 0});
+      else {
+        cands.push_back({4, 0, false});
+        cands.push_back({4, 0, true});
+      }
       for (const AttentionConfig& c : cands) {
         attention::AttentionOp op;
         attention::AttentionArgs a;
@@ -271,21 +274,36 @@ int main(int argc, char** argv) {
       v.out = co;
       v.attn = ca;
       variants.push_back(v);
-      if (v.ordering != Ordering::StreamOrder && cq.order != OrderKind::RowMajor) {
-        v.qkv.order = OrderKind::RowMajor;  // a query block's tiles of every head first
+      if (v.ordering == Ordering::StreamOrder) continue;
+      // Tile sync wants producers to finish early rows first: the QKV GEMM row-major (a query block's
+      // tiles of every head first) and the attention's query blocks in order.
+      if (ca.reverse) {
+        v.attn.reverse = false;
         variants.push_back(v);
       }
+      if (cq.order != OrderKind::RowMajor) {
+        v.qkv.order = OrderKind::RowMajor;
+        variants.push_back(v);
+      }
+    }
+    // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
+    for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
+      AttentionBlockVariant v = AttentionBlockVariant::parse(n);
+      v.qkv = cq;
+      v.out = co;
+      variants.push_back(v);
     }
     // Bit-identity reference per configuration set: braid's kernels in stream order.
     std::map<std::string, std::vector<__half>> stream_bits;
     std::vector<__half> bits(n_y);
-    auto config_key = [](const AttentionBlockVariant& v) {
-      return v.qkv.name() + "+" + v.attn.name() + "+" + v.out.name();  // order too: it places stream-K's splits
+    auto config_key = [](const AttentionBlockVariant& v) {  // order too: it places stream-K's splits
+      return v.qkv.name() + "+" + (v.fused ? v.attn.name() : std::string("unfused")) + "+" + v.out.name();
     };
     double best_us = 1e30;
     std::string best_name;
     for (const AttentionBlockVariant& v : variants) {
-      const std::string name = "braid:" + v.name() + "/" + v.qkv.name() + "+" + v.attn.name() + "+" + v.out.name();
+      const std::string name =
+          "braid:" + v.name() + "/" + v.qkv.name() + "+" + (v.fused ? v.attn.name() : std::string("pRt")) + "+" + v.out.name();
       try {
         AttentionBlock blk(prob, v);
         for (void* p : {(void*)QKV, (void*)Attn, (void*)Y})

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "braid/kernels/attention/flash_kernel.cuh"
+#include "braid/kernels/attention/unfused_kernels.cuh"
 #include "braid/runtime/chain.cuh"
 
 namespace braid::attention {
@@ -35,14 +36,20 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
   try {
     c.warps = std::stoi(text.substr(1), &pos);
     pos += 1;
-    if (pos < text.size()) {
-      if (text.compare(pos, 2, "-s") != 0) return "expected -s<keys> after the warps in '" + text + "'";
-      size_t q = 0;
-      c.split_keys = std::stoi(text.substr(pos + 2), &q);
-      if (pos + 2 + q != text.size()) return "trailing text in '" + text + "'";
+    while (pos < text.size()) {
+      if (text.compare(pos, 2, "-s") == 0) {
+        size_t q = 0;
+        c.split_keys = std::stoi(text.substr(pos + 2), &q);
+        pos += 2 + q;
+      } else if (text.compare(pos, 2, "-r") == 0) {
+        c.reverse = true;
+        pos += 2;
+      } else {
+        return "unknown option at offset " + std::to_string(pos) + " of '" + text + "' (known: -s<keys> -r)";
+      }
     }
   } catch (const std::exception&) {
-    return "cannot parse attention config '" + text + "' (e.g. w4, w1-s256)";
+    return "cannot parse attention config '" + text + "' (e.g. w4, w1-s256, w4-r)";
   }
   out = c;
   return "";
@@ -78,6 +85,34 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
   return "";
 }
 
+// The layout and softmax/dropout constants every attention kernel reads.
+static void fill_layout(FlashParams& p, const AttentionArgs& a, int q_rows, int q_blocks) {
+  const int D = kHeadDim;
+  p.qkv = a.qkv;
+  p.qkv_ld = uint32_t(3 * a.NH * D);
+  p.k_cache = a.k_cache;
+  p.v_cache = a.v_cache;
+  p.cache_ld = uint32_t(a.NH * D);
+  p.cache_bstride = uint64_t(a.S_max) * a.NH * D;
+  p.o = a.out;
+  p.o_ld = uint32_t(a.NH * D);
+  p.B = a.B;
+  p.S_new = a.S_new;
+  p.S_cached = a.S_cached;
+  p.NH = a.NH;
+  p.q_rows = q_rows;
+  p.q_blocks = q_blocks;
+  p.splits = 1;
+  p.split_keys = ((a.S_cached + a.S_new + kKeyBlock - 1) / kKeyBlock) * kKeyBlock;
+  const float scale = a.scale > 0 ? a.scale : 1.0f / std::sqrt(float(D));
+  p.scale_log2 = scale * 1.4426950408889634f;
+  p.drop_threshold = dropout_threshold(a.dropout_p);
+  p.keep_scale = p.drop_threshold ? float(1.0 / (1.0 - double(a.dropout_p))) : 1.0f;
+  p.seed = a.seed;
+  p.causal = a.causal ? 1 : 0;
+  p.write_cache = a.update_cache ? 1 : 0;
+}
+
 template <class T, int W>
 static KernelFn kernel_for() {
   return flash_attention_kernel<T, W>;
@@ -94,30 +129,13 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   const int keys = a.S_cached + a.S_new;
   const int split_keys = c.split_keys ? c.split_keys : ((keys + kKeyBlock - 1) / kKeyBlock) * kKeyBlock;
   const int splits = (keys + split_keys - 1) / split_keys;
+  if (size_t(2 * splits + 1) * q_rows * sizeof(float) > 4 * size_t(kKeyBlock) * kRowBytes)
+    return "too many key splits (" + std::to_string(splits) + ") for the merge's shared memory: raise split_keys";
+  fill_layout(im->p, a, q_rows, q_blocks);
   FlashParams& p = im->p;
-  p.qkv = a.qkv;
-  p.qkv_ld = uint32_t(3 * a.NH * D);
-  p.k_cache = a.k_cache;
-  p.v_cache = a.v_cache;
-  p.cache_ld = uint32_t(a.NH * D);
-  p.cache_bstride = uint64_t(a.S_max) * a.NH * D;
-  p.o = a.out;
-  p.o_ld = uint32_t(a.NH * D);
-  p.B = a.B;
-  p.S_new = a.S_new;
-  p.S_cached = a.S_cached;
-  p.NH = a.NH;
-  p.q_rows = q_rows;
-  p.q_blocks = q_blocks;
   p.splits = splits;
   p.split_keys = split_keys;
-  const float scale = a.scale > 0 ? a.scale : 1.0f / std::sqrt(float(D));
-  p.scale_log2 = scale * 1.4426950408889634f;
-  p.drop_threshold = dropout_threshold(a.dropout_p);
-  p.keep_scale = p.drop_threshold ? float(1.0 / (1.0 - double(a.dropout_p))) : 1.0f;
-  p.seed = a.seed;
-  p.causal = a.causal ? 1 : 0;
-  p.write_cache = a.update_cache ? 1 : 0;
+  p.reverse_rows = c.reverse ? 1 : 0;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
   im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(splits));
@@ -187,6 +205,105 @@ void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
   launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
+}
+
+// ---- the unfused chain ---------------------------------------------------------------------------
+
+using UnfusedFn = void (*)(const UnfusedParams, const StageParams);
+
+struct UnfusedAttention::Impl {
+  AttentionArgs args;
+  UnfusedParams u;
+  UnfusedFn fn[3] = {};
+  dim3 launch_grid[3];
+  int threads[3] = {128, 256, 128};
+  size_t smem[3] = {0, 0, 0};
+  Grid grid[3];
+  TileShape tile[3];
+  void* buffers = nullptr;
+  ~Impl() { cudaFree(buffers); }
+};
+
+UnfusedAttention::UnfusedAttention() = default;
+UnfusedAttention::~UnfusedAttention() = default;
+UnfusedAttention::UnfusedAttention(UnfusedAttention&&) noexcept = default;
+UnfusedAttention& UnfusedAttention::operator=(UnfusedAttention&&) noexcept = default;
+
+std::string UnfusedAttention::can_implement(const AttentionArgs& a) { return AttentionOp::can_implement(a, {4, 0}); }
+
+std::string UnfusedAttention::prepare(const AttentionArgs& a) {
+  if (std::string why = can_implement(a); !why.empty()) return why;
+  auto im = std::make_unique<Impl>();
+  im->args = a;
+  const int q_rows = a.S_new < 64 ? a.S_new : 64, q_blocks = a.S_new / q_rows;
+  fill_layout(im->u.a, a, q_rows, q_blocks);
+  const int keys = a.S_cached + a.S_new;
+  im->u.key_tiles = (keys + kKeyBlock - 1) / kKeyBlock;
+  im->u.ldp = im->u.key_tiles * kKeyBlock;
+  const size_t elems = size_t(a.B) * a.NH * a.S_new * im->u.ldp;
+  if (cudaMalloc(&im->buffers, 2 * elems * 2) != cudaSuccess) return "cannot allocate P and R (" + std::to_string(4 * elems) + " bytes)";
+  im->u.P = im->buffers;
+  im->u.R = static_cast<char*>(im->buffers) + elems * 2;
+  const uint32_t Y = uint32_t(a.B * q_blocks), KT = uint32_t(im->u.key_tiles), NH = uint32_t(a.NH);
+  im->grid[kScores] = im->grid[kSoftmax] = Grid{KT, Y, NH};
+  im->grid[kValues] = Grid{NH, Y, 1};
+  im->tile[kScores] = im->tile[kSoftmax] = TileShape{uint32_t(q_rows), uint32_t(kKeyBlock)};
+  im->tile[kValues] = TileShape{uint32_t(q_rows), uint32_t(kHeadDim)};
+  im->launch_grid[kScores] = dim3(KT, Y, NH);
+  im->launch_grid[kSoftmax] = dim3(Y, NH, 1);
+  im->launch_grid[kValues] = dim3(NH, Y, 1);
+  im->smem[kScores] = 2 * 64 * size_t(kRowBytes);
+  im->smem[kValues] = 64 * 128 + 64 * size_t(kRowBytes);
+  const bool bf = a.dtype == DType::BF16;
+  im->fn[kScores] = bf ? attn_scores_kernel<__nv_bfloat16> : attn_scores_kernel<__half>;
+  im->fn[kSoftmax] = bf ? attn_softmax_kernel<__nv_bfloat16> : attn_softmax_kernel<__half>;
+  im->fn[kValues] = bf ? attn_values_kernel<__nv_bfloat16> : attn_values_kernel<__half>;
+  for (int i = 0; i < 3; ++i)
+    if (im->smem[i] > 48 * 1024 &&
+        cudaFuncSetAttribute(im->fn[i], cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem[i])) != cudaSuccess)
+      return "cannot set the shared memory size of an unfused attention kernel";
+  impl_ = std::move(im);
+  return "";
+}
+
+static const UnfusedAttention::Impl& ready(const std::unique_ptr<UnfusedAttention::Impl>& i) {
+  if (!i) throw std::logic_error("attention::UnfusedAttention used before a successful prepare()");
+  return *i;
+}
+
+Grid UnfusedAttention::grid(Part part) const { return ready(impl_).grid[part]; }
+TileShape UnfusedAttention::tile(Part part) const { return ready(impl_).tile[part]; }
+int UnfusedAttention::ctas(Part part) const {
+  const dim3 g = ready(impl_).launch_grid[part];
+  return int(g.x * g.y * g.z);
+}
+int UnfusedAttention::key_tiles() const { return ready(impl_).u.key_tiles; }
+const AttentionArgs& UnfusedAttention::args() const { return ready(impl_).args; }
+
+void UnfusedAttention::launch(Part part, const LaunchCtx& ctx) const {
+  const Impl& i = ready(impl_);
+  const StageParams& sp = ctx.params;
+  if (sp.grid != i.grid[part] || sp.shape.rows != i.tile[part].rows || sp.shape.cols != i.tile[part].cols)
+    throw std::invalid_argument("attention::UnfusedAttention: stage " + std::to_string(int(part)) +
+                                "'s grid/tile shape does not match the prepared problem");
+  if (sp.has(kDynamicOrder)) throw std::invalid_argument("attention::UnfusedAttention: no dynamic order");
+  const uint32_t want_inputs = part == kValues ? 2u : 1u;
+  if (sp.has(kSync) && sp.num_inputs != want_inputs)
+    throw std::invalid_argument("attention::UnfusedAttention: stage " + std::to_string(int(part)) + " needs " +
+                                std::to_string(want_inputs) + " producer(s) when synchronized");
+  launch_kernel(ctx, i.fn[part], i.launch_grid[part], dim3(uint32_t(i.threads[part])), i.smem[part], i.u, sp);
+}
+
+void UnfusedAttention::run(cudaStream_t s, bool pdl, bool trigger) const {
+  const Impl& i = ready(impl_);
+  for (int part = 0; part < 3; ++part) {
+    StageParams sp;
+    sp.grid = i.grid[part];
+    sp.shape = i.tile[part];
+    sp.flags = (part < 2 || trigger) ? kPdlTrigger : 0;
+    launch_kernel(LaunchCtx{s, part > 0 || pdl, sp}, i.fn[part], i.launch_grid[part], dim3(uint32_t(i.threads[part])),
+                  i.smem[part], i.u, sp);
+  }
 }
 
 }  // namespace braid::attention

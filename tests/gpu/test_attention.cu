@@ -4,9 +4,11 @@
 //    update writes exactly the new tokens' K and V;
 //  - dropout: p = 0 is bit-identical to no dropout, a seed reproduces its bits, another seed does not;
 //  - bad input is rejected with a reason;
-//  - the synchronized block (TileSync / RowSync / StridedSync x PDL / wait kernel, R off, PDL alone) is
-//    bit-identical to the same kernels in stream order, run after run with the outputs poisoned, and
-//    matches the reference; a QKV stage that never posts makes the attention's bounded wait fail.
+//  - the paper's unfused chain (P, softmax-dropout, R.V kernels) against the same reference, and
+//    against the fused kernel with the same dropout mask;
+//  - the synchronized block (TileSync / RowSync / StridedSync x PDL / wait kernel, R off, PDL alone),
+//    fused and unfused, is bit-identical to the same kernels in stream order, run after run with the
+//    outputs poisoned, and matches the reference; a QKV stage that never posts makes the attention's bounded wait fail.
 // Skips without a GPU, and without an sm_90 GPU (the block's GEMMs are Hopper kernels).
 #include <gtest/gtest.h>
 
@@ -67,6 +69,7 @@ struct AttnCase {
   float dropout;
   AttentionConfig cfg;
   bool update_cache;
+  bool unfused = false;  // the paper's three kernels instead of the fused one
 };
 
 // Runs one attention problem on random data; returns the output bits, checks it against the reference.
@@ -100,10 +103,12 @@ std::vector<uint16_t> run_case(const AttnCase& c, DType dt, uint64_t seed = 5, f
                          reinterpret_cast<const T*>(vc.d), ref.d, ref_args(a));
   });
   AttentionOp op;
-  const std::string why = op.prepare(a, c.cfg);
+  attention::UnfusedAttention un;
+  const std::string why = c.unfused ? un.prepare(a) : op.prepare(a, c.cfg);
   EXPECT_EQ(why, "");
   if (!why.empty()) return {};
-  op.run(nullptr);
+  if (c.unfused) un.run(nullptr);
+  else op.run(nullptr);
   BRAID_CUDA_CHECK(cudaDeviceSynchronize());
   out.download();
   ref.download();
@@ -141,6 +146,7 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {1, 4, 77, 2, true, 0.f, {1, 0}, true},       // a few tokens appended to a cache
       {1, 128, 100, 2, true, 0.f, {4, 64}, true},   // prompt after a cache, with key splits
       {1, 128, 0, 2, true, 0.2f, {4, 0}, false},    // dropout
+      {2, 256, 0, 2, true, 0.f, {4, 0, true}, false},  // query blocks launched last first
       {2, 1, 300, 2, true, 0.3f, {1, 128}, false},  // dropout with splits
   };
   for (DType dt : {DType::F16, DType::BF16})
@@ -149,6 +155,31 @@ TEST_F(HopperTest, AttentionMatchesReference) {
                    " S_cached=" + std::to_string(c.S_cached) + " " + c.cfg.name());
       run_case(c, dt);
     }
+}
+
+TEST_F(HopperTest, UnfusedAttentionMatchesReference) {
+  const std::vector<AttnCase> cases = {
+      {1, 128, 0, 2, true, 0.f, {4, 0}, false, true},    // prompt, causal
+      {2, 192, 0, 3, false, 0.f, {4, 0}, false, true},   // not causal, two sequences
+      {3, 1, 200, 2, true, 0.f, {4, 0}, true, true},     // decode with a cache (200 + 1 keys: ragged last tile)
+      {1, 64, 77, 2, true, 0.f, {4, 0}, true, true},     // prompt appended to a cache
+      {1, 128, 0, 2, true, 0.2f, {4, 0}, false, true},   // dropout
+  };
+  for (DType dt : {DType::F16, DType::BF16})
+    for (const auto& c : cases) {
+      SCOPED_TRACE(std::string("unfused ") + hopper::dtype_name(dt) + " B=" + std::to_string(c.B) + " S_new=" +
+                   std::to_string(c.S_new) + " S_cached=" + std::to_string(c.S_cached));
+      run_case(c, dt);
+    }
+  // Same function as the fused kernel: with dropout both apply the same mask to the same probabilities.
+  AttnCase f{1, 128, 40, 2, true, 0.25f, {4, 0}, false, false}, u = f;
+  u.unfused = true;
+  const auto a = run_case(f, DType::F16, 3), b = run_case(u, DType::F16, 3);
+  ASSERT_EQ(a.size(), b.size());
+  double max_diff = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    max_diff = std::max(max_diff, double(std::fabs(to_float(a[i], DType::F16) - to_float(b[i], DType::F16))));
+  EXPECT_LT(max_diff, 2e-2) << "fused and unfused attention disagree beyond fp16 rounding";
 }
 
 TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
@@ -184,6 +215,10 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(attention::parse_attention_config("w1-s256", cfg), "");
   EXPECT_EQ(cfg.name(), "w1-s256");
   EXPECT_NE(attention::parse_attention_config("x4", cfg), "");
+  EXPECT_EQ(attention::parse_attention_config("w4-s128-r", cfg), "");
+  EXPECT_TRUE(cfg.reverse);
+  EXPECT_EQ(cfg.split_keys, 128);
+  EXPECT_NE(attention::parse_attention_config("w4-q", cfg), "");
   cudaFree(p);
 }
 
@@ -210,7 +245,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   g256.tile_n = 256;
   const std::vector<BlockCase> cases = {
       {1, 256, 0, 2, 512, g128, g128, {4, 0}},    // prompt
-      {2, 128, 0, 2, 384, g256, g64, {4, 0}},     // two sequences, 256-wide QKV tiles (one per head pair)
+      {2, 128, 0, 2, 384, g256, g64, {4, 0, true}},  // two sequences, 256-wide QKV tiles, heavy query blocks first
       {2, 1, 300, 2, 512, g64sk, g64sk, {1, 128}},  // decode, split-K GEMMs, key splits
   };
   const DType dt = DType::F16;
@@ -271,9 +306,36 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       BRAID_CUDA_CHECK(cudaDeviceSynchronize());
       y_ref.download();
       EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2);
+      AttentionBlockVariant uv = AttentionBlockVariant::parse("unfused-stream");
+      uv.qkv = c.qkv;
+      uv.out = c.out;
+      AttentionBlock ub(p, uv);
+      bb.Y.poison();
+      ub.run(s);
+      ub.check(s);
+      bb.Y.download();
+      EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2) << "unfused chain";
     }
     std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
                                       "stridedsync-wait-kernel-noR"};
+    // The paper's unfused chain computes the same function with other roundings: its own stream order
+    // is its reference for bit-identity, and it must match the fp32 reference too.
+    std::vector<uint16_t> want_uy, want_ua;
+    {
+      AttentionBlockVariant uv = AttentionBlockVariant::parse("unfused-stream");
+      uv.qkv = c.qkv;
+      uv.out = c.out;
+      AttentionBlock ub(p, uv);
+      for (Buf* b : {&bb.QKV, &bb.Attn, &bb.Y}) b->poison();
+      ub.run(s);
+      ub.check(s);
+      bb.Y.download();
+      bb.Attn.download();
+      want_uy = bb.Y.h;
+      want_ua = bb.Attn.h;
+    }
+    for (const char* n : {"unfused-pdl-only", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-wait-kernel"})
+      names.push_back(n);
     for (const auto& name : names) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(name);
       v.qkv = c.qkv;
@@ -287,8 +349,9 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
         blk.check(s);
         bb.Y.download();
         bb.Attn.download();
-        ASSERT_EQ(std::memcmp(want_a.data(), bb.Attn.h.data(), want_a.size() * 2), 0) << "attention, run " << rep;
-        ASSERT_EQ(std::memcmp(want_y.data(), bb.Y.h.data(), want_y.size() * 2), 0) << "output, run " << rep;
+        const bool unf = !v.fused;
+        ASSERT_EQ(std::memcmp((unf ? want_ua : want_a).data(), bb.Attn.h.data(), want_a.size() * 2), 0) << "attention, run " << rep;
+        ASSERT_EQ(std::memcmp((unf ? want_uy : want_y).data(), bb.Y.h.data(), want_y.size() * 2), 0) << "output, run " << rep;
       }
     }
   }
@@ -340,7 +403,8 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
 #endif  // BRAID_HAVE_HOPPER
 
 TEST(AttentionVariantNames, ParseInvertsName) {
-  for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-wait-kernel", "stridedsync-pdl-noR"})
+  for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-wait-kernel", "stridedsync-pdl-noR", "unfused-stream",
+                        "unfused-stridedsync-pdl"})
     EXPECT_EQ(braid::workloads::AttentionBlockVariant::parse(n).name(), n);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("fastsync-pdl"), braid::PlanError);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("tilesync-stream"), braid::PlanError);

@@ -109,3 +109,24 @@ TEST(AttentionPlan, RejectsInconsistentShapes) {
   d.NH = 0;
   EXPECT_THROW(make_attention_block_plan("bad", d), PlanError);
 }
+
+TEST(AttentionPlan, UnfusedChainHasFiveStagesAndThePapersDependencies) {
+  AttentionBlockDesc d = gpt3_prompt(256);
+  d.fused = false;
+  const Plan p = make_attention_block_plan("paper", d);
+  ASSERT_EQ(p.stages.size(), 5u);
+  EXPECT_EQ(p.stages[1].grid, (Grid{4, 4, 12}));  // P: 64-key tiles x query blocks x heads
+  EXPECT_EQ(p.stages[2].grid, (Grid{4, 4, 12}));  // R: the same tiles
+  EXPECT_EQ(p.stages[3].grid, (Grid{12, 4, 1}));  // T: heads x query blocks
+  EXPECT_EQ(p.producers_of(3), (std::vector<int>{2, 0}));  // R first, then the QKV GEMM (V rows)
+  // P tile (key tile 1, query block 2, head 3): Q rows 128..191 (QKV row tile 1, column 3), K rows
+  // 64..127 (row tile 0, column 12 + 3).
+  EXPECT_EQ(reads(p, 1, Tile{1, 2, 3}), (std::set<std::pair<uint32_t, uint32_t>>{{3, 1}, {15, 0}}));
+  // Above the diagonal: nothing to read.
+  EXPECT_TRUE(reads(p, 1, Tile{3, 0, 3}).empty());
+  // R tile of query block 1 waits for the visible P tiles 0 and 1 of its rows (any key tile x).
+  std::vector<Tile> r;
+  p.deps[1].reads(Tile{3, 1, 5}, r);
+  EXPECT_EQ(r.size(), 2u);
+  for (Tile t : r) EXPECT_EQ(t.z, 5u);
+}

@@ -1,10 +1,13 @@
-// braid::workloads::AttentionBlock: the attention block of one tensor-parallel GPU (issue 4's modern
-// chain) as a tile-synchronized chain of three kernels:
+// braid::workloads::AttentionBlock: the attention block of one tensor-parallel GPU (issue 4) as a
+// tile-synchronized chain. The modern chain, three kernels:
 //
 //   QKV = X[M, H] . Wqkv[H, 3*NH*128]            braid's Hopper GEMM, M = B * S_new tokens
 //   A   = attention(Q, K, V) per head            braid's fused attention (flash_kernel.cuh): causal,
 //                                                dropout, KV cache (read S_cached keys, append the new)
 //   Y   = A[M, NH*128] . Wo[NH*128, H]           braid's Hopper GEMM
+//
+// The paper's chain (variant.fused = false) replaces the middle kernel by three: P = Q.K^T, R =
+// dropout(softmax(P)), T = R.V (unfused_kernels.cuh), five stages in all.
 //
 //   workloads::AttentionBlock blk(problem, variant);
 //   blk.run(stream);     // graph-capturable
@@ -49,17 +52,27 @@ struct AttentionBlockVariant {
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
   bool pdl_only = false;              // with StreamOrder: each kernel PDL-launched (prologue overlap)
   bool weights_first = true;          // R: the output GEMM loads Wo before waiting
+  // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
+  // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
+  bool fused = true;
 
   static const char* sync_name(Sync s) {
     return s == Sync::RowSync ? "rowsync" : s == Sync::StridedSync ? "stridedsync" : "tilesync";
   }
   std::string name() const {
-    if (ordering == Ordering::StreamOrder) return pdl_only ? "pdl-only" : "stream";
-    return std::string(sync_name(sync)) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR");
+    const std::string pre = fused ? "" : "unfused-";
+    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream");
+    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR");
   }
-  // The inverse of name(): stream, pdl-only, <tilesync|rowsync|stridedsync>-<ordering>[-noR].
-  static AttentionBlockVariant parse(const std::string& text) {
+  // The inverse of name(): [unfused-]stream, [unfused-]pdl-only,
+  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR].
+  static AttentionBlockVariant parse(const std::string& full) {
     AttentionBlockVariant v;
+    std::string text = full;
+    if (text.rfind("unfused-", 0) == 0) {
+      v.fused = false;
+      text = text.substr(8);
+    }
     if (text == "stream" || text == "pdl-only") {
       v.ordering = Ordering::StreamOrder;
       v.pdl_only = text == "pdl-only";
@@ -73,11 +86,11 @@ struct AttentionBlockVariant {
     const size_t dash = rest.find('-');
     const std::string s = rest.substr(0, dash);
     if (dash == std::string::npos || (s != "tilesync" && s != "rowsync" && s != "stridedsync"))
-      throw PlanError("attention variant '" + text + "': expected stream, pdl-only or "
-                      "<tilesync|rowsync|stridedsync>-<ordering>[-noR]");
+      throw PlanError("attention variant '" + full + "': expected [unfused-]stream, [unfused-]pdl-only or "
+                      "[unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR]");
     v.sync = s == "rowsync" ? Sync::RowSync : s == "stridedsync" ? Sync::StridedSync : Sync::TileSync;
     v.ordering = parse_ordering(rest.substr(dash + 1));
-    if (v.ordering == Ordering::StreamOrder) throw PlanError("attention variant '" + text + "': a policy needs an overlapping ordering");
+    if (v.ordering == Ordering::StreamOrder) throw PlanError("attention variant '" + full + "': a policy needs an overlapping ordering");
     return v;
   }
 };
@@ -104,10 +117,15 @@ class AttentionBlock {
     a.dropout_p = p.dropout_p;
     a.seed = p.seed;
     a.update_cache = p.update_cache;
-    if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
+    if (v.fused) {
+      if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
+    } else if (auto why = unfused_.prepare(a); !why.empty()) {
+      throw PlanError("AttentionBlock unfused attention: " + why);
+    }
     if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
       throw PlanError("AttentionBlock output GEMM: " + why);
 
+    using attention::UnfusedAttention;
     AttentionBlockDesc d;
     d.B = p.B;
     d.S_new = p.S_new;
@@ -115,7 +133,9 @@ class AttentionBlock {
     d.NH = p.NH;
     d.H = p.H;
     d.causal = p.causal;
-    d.q_rows = int(attn_.tile().rows);
+    d.fused = v.fused;
+    d.update_cache = p.update_cache;
+    d.q_rows = int(v.fused ? attn_.tile().rows : unfused_.tile(UnfusedAttention::kValues).rows);
     d.qkv_tile_m = int(qkv_.tile().rows);
     d.qkv_tile_n = int(qkv_.tile().cols);
     d.out_tile_m = int(out_.tile().rows);
@@ -127,20 +147,35 @@ class AttentionBlock {
     d.qkv_order = v.qkv.order;
     d.out_order = v.out.order;
     d.qkv_ctas = uint32_t(qkv_.ctas());
-    d.attn_ctas = uint32_t(attn_.ctas());
+    d.attn_ctas = uint32_t(v.fused ? attn_.ctas() : 0);
+    d.softmax_ctas = uint32_t(v.fused ? 0 : unfused_.ctas(UnfusedAttention::kSoftmax));
     d.out_ctas = uint32_t(out_.ctas());
     opt.weights_first = v.weights_first;
-    chain_ = std::make_unique<Chain>(make_attention_block_plan("attention-block", d),
-                                     std::vector<TileShape>{qkv_.tile(), attn_.tile(), out_.tile()}, opt);
+    std::vector<TileShape> shapes{qkv_.tile()};
+    if (v.fused) {
+      shapes.push_back(attn_.tile());
+    } else {
+      for (auto part : {UnfusedAttention::kScores, UnfusedAttention::kSoftmax, UnfusedAttention::kValues})
+        shapes.push_back(unfused_.tile(part));
+    }
+    shapes.push_back(out_.tile());
+    chain_ = std::make_unique<Chain>(make_attention_block_plan("attention-block", d), shapes, opt);
+    const int last = int(shapes.size()) - 1;
     chain_->set_launcher(0, [this](const LaunchCtx& c) { qkv_.launch(c); });
-    chain_->set_launcher(1, [this](const LaunchCtx& c) { attn_.launch(c); });
-    chain_->set_launcher(2, [this](const LaunchCtx& c) { out_.launch(c); });
+    if (v.fused) {
+      chain_->set_launcher(1, [this](const LaunchCtx& c) { attn_.launch(c); });
+    } else {
+      for (auto part : {UnfusedAttention::kScores, UnfusedAttention::kSoftmax, UnfusedAttention::kValues})
+        chain_->set_launcher(1 + int(part), [this, part](const LaunchCtx& c) { unfused_.launch(part, c); });
+    }
+    chain_->set_launcher(last, [this](const LaunchCtx& c) { out_.launch(c); });
   }
 
   void run(cudaStream_t s) {
     if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
       qkv_.run(s, false, /*trigger=*/true);
-      attn_.run(s, /*pdl=*/true, /*trigger=*/true);
+      if (v_.fused) attn_.run(s, /*pdl=*/true, /*trigger=*/true);
+      else unfused_.run(s, /*pdl=*/true, /*trigger=*/true);
       out_.run(s, /*pdl=*/true);
       return;
     }
@@ -150,7 +185,8 @@ class AttentionBlock {
 
   Chain& chain() { return *chain_; }
   const hopper::GemmOp& qkv() const { return qkv_; }
-  const attention::AttentionOp& attention() const { return attn_; }
+  const attention::AttentionOp& attention() const { return attn_; }  // fused variants
+  const attention::UnfusedAttention& unfused() const { return unfused_; }  // unfused variants
   const hopper::GemmOp& out() const { return out_; }
   const AttentionBlockProblem& problem() const { return p_; }
   const AttentionBlockVariant& variant() const { return v_; }
@@ -160,6 +196,7 @@ class AttentionBlock {
   AttentionBlockVariant v_;
   hopper::GemmOp qkv_, out_;
   attention::AttentionOp attn_;
+  attention::UnfusedAttention unfused_;
   std::unique_ptr<Chain> chain_;
 };
 

@@ -27,6 +27,12 @@ struct AttentionBlockDesc {
   GroupPolicy attn_policy = TileSync();  // how attention tiles post (TileSync, RowSync)
   OrderKind qkv_order = OrderKind::RowMajor, out_order = OrderKind::RowMajor;
   uint32_t qkv_ctas = 0, attn_ctas = 0, out_ctas = 0;  // blocks launched (0: one per tile)
+  // false: the paper's unfused chain (qkv, scores P, softmax-dropout R, values T, out) with 64-key
+  // tiles of P and R; attn_policy then applies to P, R and T. With update_cache the values stage also
+  // reads its own tokens' K and V rows (it performs the cache update).
+  bool fused = true;
+  bool update_cache = false;
+  uint32_t softmax_ctas = 0;
 };
 
 constexpr int kAttnHeadDim = 128;
@@ -39,7 +45,10 @@ inline GroupPolicy qkv_strided_policy(int NH, int tile_n) {
   return StridedSync(uint32_t(NH * kAttnHeadDim / tile_n), 3);
 }
 
+Plan make_unfused_attention_plan(const std::string& name, const AttentionBlockDesc& d);
+
 inline Plan make_attention_block_plan(const std::string& name, const AttentionBlockDesc& d) {
+  if (!d.fused) return make_unfused_attention_plan(name, d);
   const int D = kAttnHeadDim, HD = d.NH * D, M = d.B * d.S_new;
   BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
                 "attention block '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
@@ -88,6 +97,97 @@ inline Plan make_attention_block_plan(const std::string& name, const AttentionBl
   plan.add_dep(2, 1, [d, otm, M, HD](Tile c, std::vector<Tile>& v) {
     const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, uint32_t(M)) - 1;
     rect_tiles(uint32_t(d.q_rows), uint32_t(kAttnHeadDim), r0, r1, 0, uint32_t(HD) - 1, v);
+  });
+  plan.validate();
+  return plan;
+}
+
+// The unfused chain: 0 qkv, 1 scores (P tiles: key tile x, query block y, head z), 2 softmax (same
+// tiles), 3 values (T tiles: head x, query block y), 4 out. Mirrors unfused_kernels.cuh's waits.
+inline Plan make_unfused_attention_plan(const std::string& name, const AttentionBlockDesc& d) {
+  const int D = kAttnHeadDim, HD = d.NH * D, M = d.B * d.S_new, KB = 64;
+  BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
+                "attention chain '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
+  BRAID_REQUIRE(d.q_rows > 0 && d.S_new % d.q_rows == 0,
+                "attention chain '" + name + "': S_new must be a multiple of q_rows");
+  const int q_blocks = d.S_new / d.q_rows, n_keys = d.S_cached + d.S_new;
+  const uint32_t key_tiles = ceil_div(uint32_t(n_keys), uint32_t(KB));
+  Plan plan;
+  plan.name = name;
+  StageSpec qkv;
+  qkv.name = "qkv";
+  qkv.grid = Grid{ceil_div(uint32_t(3 * HD), uint32_t(d.qkv_tile_n)), ceil_div(uint32_t(M), uint32_t(d.qkv_tile_m)), 1};
+  qkv.policy = d.qkv_policy;
+  qkv.order.kind = d.qkv_order;
+  qkv.tile_time = 2.0 * d.qkv_tile_m * d.qkv_tile_n * d.H;
+  qkv.block_count = d.qkv_ctas;
+  StageSpec sc;
+  sc.name = "scores";
+  sc.grid = Grid{key_tiles, uint32_t(d.B * q_blocks), uint32_t(d.NH)};
+  sc.policy = d.attn_policy;
+  sc.tile_time = 2.0 * d.q_rows * KB * D;
+  StageSpec sm = sc;
+  sm.name = "softmax";
+  sm.tile_time = 8.0 * d.q_rows * KB;
+  sm.block_count = d.softmax_ctas;
+  StageSpec vals;
+  vals.name = "values";
+  vals.grid = Grid{uint32_t(d.NH), uint32_t(d.B * q_blocks), 1};
+  vals.policy = d.attn_policy;
+  vals.tile_time = 2.0 * d.q_rows * D * (d.S_cached + (d.causal ? d.S_new / 2.0 : d.S_new));
+  StageSpec out;
+  out.name = "out";
+  out.grid = Grid{ceil_div(uint32_t(d.H), uint32_t(d.out_tile_n)), ceil_div(uint32_t(M), uint32_t(d.out_tile_m)), 1};
+  out.policy = NoSync();
+  out.order.kind = d.out_order;
+  out.tile_time = 2.0 * d.out_tile_m * d.out_tile_n * HD;
+  out.block_count = d.out_ctas;
+  for (const StageSpec& st : {qkv, sc, sm, vals, out}) plan.add_stage(st);
+
+  const uint32_t tm = uint32_t(d.qkv_tile_m), tn = uint32_t(d.qkv_tile_n), qr = uint32_t(d.q_rows), S = uint32_t(d.S_new),
+                 Sc = uint32_t(d.S_cached);
+  auto block_of = [q_blocks, qr](uint32_t y) {  // (batch, first query, last visible key + 1 is computed by callers)
+    return std::pair<uint32_t, uint32_t>{y / uint32_t(q_blocks), (y % uint32_t(q_blocks)) * qr};
+  };
+  auto visible_end = [d, qr, Sc, S](uint32_t q0) { return d.causal ? Sc + q0 + qr : Sc + S; };
+  // New keys [lo, hi] (key positions) of batch b as QKV rows, column block `col0`.
+  auto new_key_rows = [tm, tn, S, Sc](uint32_t b, uint32_t lo, uint32_t hi, uint32_t col0, std::vector<Tile>& v) {
+    lo = std::max(lo, Sc);
+    if (lo > hi) return;
+    rect_tiles(tm, tn, b * S + lo - Sc, b * S + hi - Sc, col0, col0 + kAttnHeadDim - 1, v);
+  };
+  plan.add_dep(1, 0, [=](Tile c, std::vector<Tile>& v) {  // P tile: its Q rows, its keys' K rows
+    const auto [b, q0] = block_of(c.y);
+    const uint32_t kb = c.x * KB, vis = std::min(visible_end(q0), uint32_t(n_keys));
+    if (kb >= vis) return;  // wholly masked: computes nothing, waits for nothing
+    rect_tiles(tm, tn, b * S + q0, b * S + q0 + qr - 1, c.z * D, c.z * D + D - 1, v);
+    new_key_rows(b, kb, std::min(kb + KB, vis) - 1, uint32_t(HD) + c.z * D, v);
+  });
+  plan.add_dep(2, 1, [=](Tile c, std::vector<Tile>& v) {  // R tile: every visible P tile of its rows
+    const auto [b, q0] = block_of(c.y);
+    (void)b;
+    const uint32_t vis = std::min(visible_end(q0), uint32_t(n_keys));
+    for (uint32_t x = 0; x * KB < vis; ++x) v.push_back(Tile{x, c.y, c.z});
+  });
+  plan.add_dep(3, 2, [=](Tile c, std::vector<Tile>& v) {  // T tile: the visible R tiles of its rows
+    const auto [b, q0] = block_of(c.y);
+    (void)b;
+    const uint32_t vis = std::min(visible_end(q0), uint32_t(n_keys));
+    for (uint32_t x = 0; x * KB < vis; ++x) v.push_back(Tile{x, c.y, c.x});
+  });
+  plan.add_dep(3, 0, [=](Tile c, std::vector<Tile>& v) {  // ... the V rows of its new keys (+ own K, V: cache)
+    const auto [b, q0] = block_of(c.y);
+    const uint32_t vis = std::min(visible_end(q0), uint32_t(n_keys));
+    new_key_rows(b, 0, vis - 1, 2u * HD + c.x * D, v);
+    if (d.update_cache) {
+      rect_tiles(tm, tn, b * S + q0, b * S + q0 + qr - 1, uint32_t(HD) + c.x * D, uint32_t(HD) + c.x * D + D - 1, v);
+      rect_tiles(tm, tn, b * S + q0, b * S + q0 + qr - 1, 2u * HD + c.x * D, 2u * HD + c.x * D + D - 1, v);
+    }
+  });
+  const uint32_t otm = uint32_t(d.out_tile_m);
+  plan.add_dep(4, 3, [=](Tile c, std::vector<Tile>& v) {
+    const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, uint32_t(M)) - 1;
+    rect_tiles(qr, uint32_t(kAttnHeadDim), r0, r1, 0, uint32_t(HD) - 1, v);
   });
   plan.validate();
   return plan;

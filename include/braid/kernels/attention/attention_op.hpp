@@ -43,11 +43,13 @@ struct AttentionArgs {
 struct AttentionConfig {
   int warps = 4;       // 16 query rows per warp: 4 (prompts) or 1 (decode)
   int split_keys = 0;  // keys per split (a multiple of 64; decode: more CTAs per head); 0: one split
+  bool reverse = false;  // launch the last query blocks (the most keys, causal) first
   std::string name() const {
-    return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string());
+    return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
+           (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {
@@ -71,6 +73,35 @@ class AttentionOp {
 
   void launch(const LaunchCtx& ctx) const;  // as a stage of a braid::Chain
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The paper's unfused chain after the QKV GEMM (unfused_kernels.cuh): P = scale * Q.K^T, R =
+// dropout(softmax(P)), T = R.V, three stages with their own tile grids; P and R are allocated here.
+// Same arguments and results as AttentionOp (the config's warps must be 4; no key splits).
+class UnfusedAttention {
+ public:
+  UnfusedAttention();
+  ~UnfusedAttention();
+  UnfusedAttention(UnfusedAttention&&) noexcept;
+  UnfusedAttention& operator=(UnfusedAttention&&) noexcept;
+
+  static std::string can_implement(const AttentionArgs& a);
+  std::string prepare(const AttentionArgs& a);
+
+  enum Part { kScores = 0, kSoftmax = 1, kValues = 2 };
+  Grid grid(Part part) const;       // braid's tiles of each stage
+  TileShape tile(Part part) const;  // P, R: q_rows x 64 (query rows x keys); T: q_rows x 128
+  int ctas(Part part) const;
+  int key_tiles() const;
+  const AttentionArgs& args() const;
+
+  void launch(Part part, const LaunchCtx& ctx) const;
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;  // the three, stream order
 
   struct Impl;
 

@@ -21,46 +21,9 @@
 #include <cstdint>
 
 #include "braid/core/stage.cuh"
-#include "braid/kernels/attention/dropout.hpp"
-#include "braid/kernels/attention/mma_sm80.cuh"
+#include "braid/kernels/attention/attention_common.cuh"
 
 namespace braid::attention {
-
-constexpr int kHeadDim = 128;
-constexpr int kKeyBlock = 64;
-constexpr int kRowBytes = kHeadDim * 2;  // one head row in shared memory: 16 chunks of 16 bytes
-
-struct FlashParams {
-  const void* qkv = nullptr;  // [B * S_new, 3 * NH * 128]
-  uint32_t qkv_ld = 0;        // elements per row
-  void* k_cache = nullptr;    // [B, S_max, NH * 128]; may be null when S_cached == 0 and !write_cache
-  void* v_cache = nullptr;
-  uint32_t cache_ld = 0;          // NH * 128
-  uint64_t cache_bstride = 0;     // S_max * NH * 128
-  void* o = nullptr;              // [B * S_new, NH * 128]
-  uint32_t o_ld = 0;
-  int B = 0, S_new = 0, S_cached = 0, NH = 0;
-  int q_rows = 0;    // query rows per braid tile: min(BM, S_new)
-  int q_blocks = 0;  // tiles per batch along the queries
-  int splits = 1, split_keys = 0;  // key splits per tile, keys per split (a multiple of kKeyBlock)
-  float scale_log2 = 0;            // softmax scale * log2(e)
-  uint32_t drop_threshold = 0;     // 0: no dropout
-  float keep_scale = 1;            // 1 / (1 - p)
-  uint64_t seed = 0;
-  int causal = 1;
-  int write_cache = 0;  // split 0 of each tile copies its new tokens' K, V into the cache
-  float* part_o = nullptr;     // splits > 1: [tiles, splits, q_rows, 128]
-  float* part_ml = nullptr;    //             [tiles, splits, q_rows, 2] (running max in log2 units, sum)
-  uint32_t* arrivals = nullptr;  //           [tiles], zero between launches
-};
-
-namespace detail {
-
-// Byte offset of 16-byte chunk `chunk` of row r in a [rows][128] tile: chunks XOR-swizzled by r % 8,
-// so the 8 rows one ldmatrix phase reads fall in 8 different bank groups.
-__device__ __forceinline__ uint32_t swz(int r, int chunk) { return uint32_t(r * kRowBytes + ((chunk ^ (r & 7)) << 4)); }
-
-}  // namespace detail
 
 template <class T, int kWarps>
 __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const FlashParams p, const StageParams sp) {
@@ -81,7 +44,9 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   }
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
+  // Causal prompts: tiles of late queries see the most keys; reverse_rows launches them first (the
+  // longest jobs first shortens the tail in stream order; tile sync wants the early rows first).
+  const int h = blockIdx.x, y = p.reverse_rows ? int(gridDim.y - 1 - blockIdx.y) : int(blockIdx.y), split = blockIdx.z;
   const Tile tile{uint32_t(h), uint32_t(y), 0};
   const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
   const int q_valid = min(p.q_rows, p.S_new - q0);
@@ -94,20 +59,29 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   const T* qkv = static_cast<const T*>(p.qkv);
 
   // Waits for the QKV tiles holding K and V of the new keys in [kb, kb + 64) (cached keys: none).
+  // Two shortcuts keep satisfied waits cheap: when the QKV stage has already completed this run (its
+  // run counter, read with acquire once per CTA) nothing is waited on at all; otherwise `ready_until`
+  // remembers the first QKV row not known complete, so the K and V tiles of a QKV row tile are waited
+  // on once, not once per key block (K and V alternate semaphores, which the per-input last-semaphore
+  // skip of braid::wait cannot catch).
+  const bool qkv_done = detail::input_complete(sp, bs, 0);
+  uint32_t ready_until = 0;  // QKV rows [b * S_new, ready_until) of this batch known complete
   auto wait_keys = [&](int kb) -> bool {
+    if (qkv_done) return true;
     const int lo = max(kb, p.S_cached), hi = min(kb + kKeyBlock, k_end) - 1;
     if (hi < lo) return true;
-    const uint32_t r0 = uint32_t(b * p.S_new + lo - p.S_cached), r1 = uint32_t(b * p.S_new + hi - p.S_cached);
-    return wait_rect(sp, bs, 0, r0, r1, HD + h * D, HD + h * D + D - 1, tile) &&
-           wait_rect(sp, bs, 0, r0, r1, 2 * HD + h * D, 2 * HD + h * D + D - 1, tile);
+    uint32_t r0 = uint32_t(b * p.S_new + lo - p.S_cached);
+    const uint32_t r1 = uint32_t(b * p.S_new + hi - p.S_cached);
+    if (r1 < ready_until) return true;
+    r0 = max(r0, ready_until);
+    if (!wait_rect(sp, bs, 0, r0, r1, HD + h * D, HD + h * D + D - 1, tile) ||
+        !wait_rect(sp, bs, 0, r0, r1, 2 * HD + h * D, 2 * HD + h * D + D - 1, tile))
+      return false;
+    const uint32_t tr = sp.inputs[0].shape.rows;  // every row of the waited tiles is complete
+    ready_until = (r1 / tr + 1) * tr;
+    return true;
   };
-  // Global address of key kp's K (or V) row of head h, from the cache or from the QKV output.
-  auto key_row = [&](int kp, bool v) -> const T* {
-    if (kp < p.S_cached)
-      return static_cast<const T*>(v ? p.v_cache : p.k_cache) + uint64_t(b) * p.cache_bstride +
-             uint64_t(kp) * p.cache_ld + h * D;
-    return qkv + uint64_t(b * p.S_new + kp - p.S_cached) * p.qkv_ld + (v ? 2 : 1) * HD + h * D;
-  };
+  auto key_row = [&](int kp, bool v) -> const T* { return detail::key_row<T>(p, b, h, kp, v); };
   auto load_kv = [&](int buf, int kb) {
     const uint32_t dk = s_k + buf * kKeyBlock * kRowBytes, dv = s_v + buf * kKeyBlock * kRowBytes;
     for (int c = tid; c < kKeyBlock * 16; c += kThreads) {
@@ -119,7 +93,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   };
 
   // Group 0: Q (rows past the tile's queries zero-filled); group 1: the first key block.
-  if (!wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), h * D, h * D + D - 1, tile)) return;
+  if (!qkv_done && !wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), h * D, h * D + D - 1, tile)) return;
   for (int c = tid; c < BM * 16; c += kThreads) {
     const int r = c >> 4, ch = c & 15;
     const bool ok = r < q_valid;
@@ -195,7 +169,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_use = mx == -INFINITY ? 0.f : mx;  // a row with no visible key yet
-      const float alpha = exp2f(m[r] - m_use);
+      const float alpha = mma::fast_exp2(m[r] - m_use);
       m[r] = mx;
       l[r] *= alpha;
 #pragma unroll
@@ -207,7 +181,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
       for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
         for (int e = 2 * r; e < 2 * r + 2; ++e) {
-          const float pv = exp2f(fmaf(s[nt][e], p.scale_log2, -m_use));
+          const float pv = mma::fast_exp2(fmaf(s[nt][e], p.scale_log2, -m_use));
           l[r] += pv;  // the normalizer is the softmax's: dropout applies after it
           s[nt][e] = pv;
         }
@@ -278,39 +252,73 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
     if (post_tile) {
       __threadfence();
       if (tid == 0) p.arrivals[tile_lin] = 0;  // every split of this launch has arrived
+      // Merge, latency-bound (a handful of rows, many splits): first every split's weight of every row
+      // into shared memory (the key buffers are free now), all (split, row) pairs loaded at once; then
+      // each thread sums 4 consecutive dims over the splits, 4 splits' loads in flight.
       const uint64_t base0 = uint64_t(tile_lin) * p.splits * p.q_rows;
-      for (int idx = tid; idx < q_valid * D; idx += kThreads) {
-        const int qi = idx / D, d = idx % D;
+      float* w_s = reinterpret_cast<float*>(smem + BM * kRowBytes);  // [splits][q_rows]
+      float* inv_s = w_s + p.splits * p.q_rows;                       // [q_rows]
+      for (int i = tid; i < p.splits * q_valid; i += kThreads) {
+        const int sidx = i / q_valid, qi = i % q_valid;
+        const float2 ml = __ldcg(reinterpret_cast<const float2*>(p.part_ml + (base0 + uint64_t(sidx) * p.q_rows + qi) * 2));
+        w_s[sidx * p.q_rows + qi] = ml.x;
+        w_s[(p.splits + 1) * p.q_rows + sidx * p.q_rows + qi] = ml.y;  // sums after inv_s
+      }
+      __syncthreads();
+      for (int qi = tid; qi < q_valid; qi += kThreads) {
         float mx = -INFINITY;
-        for (int sidx = 0; sidx < p.splits; ++sidx)
-          mx = fmaxf(mx, __ldcg(p.part_ml + (base0 + uint64_t(sidx) * p.q_rows + qi) * 2));
+        for (int sidx = 0; sidx < p.splits; ++sidx) mx = fmaxf(mx, w_s[sidx * p.q_rows + qi]);
         const float m_use = mx == -INFINITY ? 0.f : mx;
-        float acc = 0.f, sum = 0.f;
+        float sum = 0.f;
         for (int sidx = 0; sidx < p.splits; ++sidx) {
-          const uint64_t rr = base0 + uint64_t(sidx) * p.q_rows + qi;
-          const float w = exp2f(__ldcg(p.part_ml + rr * 2) - m_use);
-          sum += w * __ldcg(p.part_ml + rr * 2 + 1);
-          acc += w * __ldcg(p.part_o + rr * D + d);
+          const float w = exp2f(w_s[sidx * p.q_rows + qi] - m_use);
+          w_s[sidx * p.q_rows + qi] = w;
+          sum += w * w_s[(p.splits + 1) * p.q_rows + sidx * p.q_rows + qi];
         }
-        const float v = sum > 0.f ? acc / sum : 0.f;
-        out[uint64_t(row0 + qi) * p.o_ld + h * D + d] = M::cvt(v);
+        inv_s[qi] = sum > 0.f ? 1.f / sum : 0.f;
+      }
+      __syncthreads();
+      for (int idx = tid * 4; idx < q_valid * D; idx += kThreads * 4) {
+        const int qi = idx / D, d = idx % D;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        int sidx = 0;
+        for (; sidx + 4 <= p.splits; sidx += 4) {
+          float4 v[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u)
+            v[u] = __ldcg(reinterpret_cast<const float4*>(p.part_o + (base0 + uint64_t(sidx + u) * p.q_rows + qi) * D + d));
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const float w = w_s[(sidx + u) * p.q_rows + qi];
+            acc.x += w * v[u].x;
+            acc.y += w * v[u].y;
+            acc.z += w * v[u].z;
+            acc.w += w * v[u].w;
+          }
+        }
+        for (; sidx < p.splits; ++sidx) {
+          const float4 v = __ldcg(reinterpret_cast<const float4*>(p.part_o + (base0 + uint64_t(sidx) * p.q_rows + qi) * D + d));
+          const float w = w_s[sidx * p.q_rows + qi];
+          acc.x += w * v.x;
+          acc.y += w * v.y;
+          acc.z += w * v.z;
+          acc.w += w * v.w;
+        }
+        const float inv = inv_s[qi];
+        T* dst = out + uint64_t(row0 + qi) * p.o_ld + h * D + d;
+        *reinterpret_cast<uint2*>(dst) = make_uint2(M::pack(acc.x * inv, acc.y * inv), M::pack(acc.z * inv, acc.w * inv));
       }
     }
   }
 
   // The KV-cache update: split 0 copies the new tokens' K and V rows of this tile to their positions.
   if (p.write_cache && split == 0) {
-    if (!wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), HD + h * D, HD + h * D + D - 1, tile) ||
-        !wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), 2 * HD + h * D, 2 * HD + h * D + D - 1,
-                   tile))
+    if (!qkv_done &&
+        (!wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), HD + h * D, HD + h * D + D - 1, tile) ||
+         !wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), 2 * HD + h * D, 2 * HD + h * D + D - 1,
+                    tile)))
       return;
-    for (int c = tid; c < q_valid * 32; c += kThreads) {
-      const int qi = c / 32, half = (c / 16) % 2, ch = c % 16;
-      const uint4* src = reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + qi) * p.qkv_ld + (half + 1) * HD + h * D) + ch;
-      uint4* dst = reinterpret_cast<uint4*>(static_cast<T*>(half ? p.v_cache : p.k_cache) + uint64_t(b) * p.cache_bstride +
-                                            uint64_t(p.S_cached + q0 + qi) * p.cache_ld + h * D) + ch;
-      *dst = __ldcg(src);
-    }
+    detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }
 
   if (post_tile) post(sp, bs, tile);
