@@ -33,6 +33,7 @@
 #include "braid/bench/harness.cuh"
 #include "braid/bench/peers.hpp"
 #ifdef BRAID_HAVE_HOPPER
+#include "braid/kernels/skinny/skinny_gemm.cuh"
 #include "braid/workloads/attention_block.cuh"
 #endif
 
@@ -128,7 +129,9 @@ int main(int argc, char** argv) {
   using workloads::AttentionBlockVariant;
 
   auto gemm_candidates = [](int M) {
-    std::vector<GemmConfig> v;
+    std::vector<workloads::GemmChoice> v;
+    if (M <= skinny::kMaxRows)
+      for (int sk : {2, 4, 6, 8, 12, 16}) v.push_back(workloads::GemmChoice::skinny(sk));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})
       for (int sk : M <= 64 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1}) {
@@ -214,10 +217,10 @@ int main(int argc, char** argv) {
 
     // 1. per-stage search, each kernel alone in stream order under a CUDA graph
     auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k) {
-      GemmConfig best;
+      workloads::GemmChoice best;
       double best_us = 1e30;
-      for (const GemmConfig& c : gemm_candidates(m)) {
-        hopper::GemmOp op;
+      for (const workloads::GemmChoice& c : gemm_candidates(m)) {
+        workloads::GemmStage op;
         if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
         const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
@@ -281,8 +284,8 @@ int main(int argc, char** argv) {
         v.attn.reverse = false;
         variants.push_back(v);
       }
-      if (cq.order != OrderKind::RowMajor) {
-        v.qkv.order = OrderKind::RowMajor;
+      if (!cq.skinny_splits && cq.order() != OrderKind::RowMajor) {  // (the skinny GEMM: grid order)
+        v.qkv.hopper.order = OrderKind::RowMajor;
         variants.push_back(v);
       }
     }
@@ -345,7 +348,7 @@ int main(int argc, char** argv) {
           tb.run(s);
           tb.check(s);
           std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
-                            v.name() + (v.qkv.order == OrderKind::RowMajor ? "-qkvrow" : "");
+                            v.name() + (v.qkv.order() == OrderKind::RowMajor ? "-qkvrow" : "");
           bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", tb.chain().download_trace());
         }
       } catch (const std::exception& e) {

@@ -14,10 +14,12 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "braid/bench/attention_reference.cuh"
 #include "braid/kernels/attention/attention_op.hpp"
+#include "braid/kernels/skinny/skinny_op.hpp"
 #include "braid/workloads/attention_block.cuh"
 #include "hopper_test_util.cuh"
 
@@ -233,7 +235,7 @@ struct BlockBuffers {
 TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   struct BlockCase {
     int B, S_new, S_cached, NH, H;
-    hopper::GemmConfig qkv, out;
+    workloads::GemmChoice qkv, out;
     AttentionConfig attn;
   };
   hopper::GemmConfig g128{128, 1, 0, OrderKind::RowMajor};
@@ -247,6 +249,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {1, 256, 0, 2, 512, g128, g128, {4, 0}},    // prompt
       {2, 128, 0, 2, 384, g256, g64, {4, 0, true}},  // two sequences, 256-wide QKV tiles, heavy query blocks first
       {2, 1, 300, 2, 512, g64sk, g64sk, {1, 128}},  // decode, split-K GEMMs, key splits
+      {3, 1, 200, 2, 768, workloads::GemmChoice::skinny(5), workloads::GemmChoice::skinny(2), {1, 64}},  // skinny GEMMs
   };
   const DType dt = DType::F16;
   cudaStream_t s;
@@ -358,6 +361,46 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+// The skinny (weight-streaming) GEMM against an fp32 reference: every row count 1..8, ragged N and K,
+// split-K with ragged last splits, fp16 and bf16; and bit-identical run after run.
+TEST_F(HopperTest, SkinnyGemmMatchesReference) {
+  std::mt19937 rng(41);
+  for (DType dt : {DType::F16, DType::BF16})
+    for (int M : {1, 2, 3, 4, 5, 8})
+      for (auto [N, K, splits] : std::vector<std::tuple<int, int, int>>{{4608, 1536, 1}, {776, 1000, 3}, {256, 4096, 7}}) {
+        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                     " K=" + std::to_string(K) + " splits=" + std::to_string(splits));
+        Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * N);
+        X.random(rng, 1.0f, dt);
+        W.random(rng, 1.0f / std::sqrt(float(K)), dt);
+        Y.poison();
+        skinny::SkinnyGemmOp op;
+        ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, N, K, hopper::Activation::None}, splits), "");
+        op.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        Y.download();
+        std::vector<float> ref(size_t(M) * N, 0.f);
+        for (int m = 0; m < M; ++m)
+          for (int k = 0; k < K; ++k) {
+            const float x = to_float(X.h[size_t(m) * K + k], dt);
+            for (int n = 0; n < N; ++n) ref[size_t(m) * N + n] += x * to_float(W.h[size_t(k) * N + n], dt);
+          }
+        EXPECT_LT(rel_error(ref, Y, dt), 1e-2);
+        const std::vector<uint16_t> first = Y.h;
+        Y.poison();
+        op.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        Y.download();
+        EXPECT_EQ(first, Y.h) << "not deterministic";
+      }
+  skinny::SkinnyGemmOp op;
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 16));
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 9, 256, 64, hopper::Activation::None}, 1).find("1 to 8 rows"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 100, 64, hopper::Activation::None}, 1).find("multiple of 8"), std::string::npos);
+  cudaFree(p);
+}
+
 TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
   std::mt19937 rng(31);
   const int B = 1, S = 128, NH = 2, H = 256, HD = NH * 128;
@@ -376,7 +419,7 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
   p.Attn = bb.Attn.d;
   p.Y = bb.Y.d;
   AttentionBlockVariant v = AttentionBlockVariant::parse("stridedsync-wait-kernel");
-  v.qkv.order = v.out.order = OrderKind::RowMajor;
+  v.qkv.hopper.order = v.out.hopper.order = OrderKind::RowMajor;
   ChainOptions opt;
   opt.timeout_ms = 50;
   AttentionBlock blk(p, v, opt);

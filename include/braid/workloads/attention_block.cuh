@@ -23,6 +23,7 @@
 
 #include "braid/kernels/attention/attention_op.hpp"
 #include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/workloads/gemm_stage.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/attention_plan.hpp"
 
@@ -46,7 +47,7 @@ struct AttentionBlockProblem {
 };
 
 struct AttentionBlockVariant {
-  hopper::GemmConfig qkv, out;
+  GemmChoice qkv, out;  // braid's Hopper GEMM configuration, or the skinny GEMM (decode)
   attention::AttentionConfig attn;
   enum class Sync : uint8_t { TileSync, RowSync, StridedSync } sync = Sync::TileSync;
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
@@ -144,8 +145,8 @@ class AttentionBlock {
                    : v.sync == AttentionBlockVariant::Sync::StridedSync ? qkv_strided_policy(p.NH, d.qkv_tile_n)
                                                                          : TileSync();
     d.attn_policy = v.sync == AttentionBlockVariant::Sync::RowSync ? RowSync() : TileSync();
-    d.qkv_order = v.qkv.order;
-    d.out_order = v.out.order;
+    d.qkv_order = v.qkv.order();
+    d.out_order = v.out.order();
     d.qkv_ctas = uint32_t(qkv_.ctas());
     d.attn_ctas = uint32_t(v.fused ? attn_.ctas() : 0);
     d.softmax_ctas = uint32_t(v.fused ? 0 : unfused_.ctas(UnfusedAttention::kSoftmax));
@@ -184,17 +185,17 @@ class AttentionBlock {
   void check(cudaStream_t s) { chain_->check(s); }
 
   Chain& chain() { return *chain_; }
-  const hopper::GemmOp& qkv() const { return qkv_; }
+  const GemmStage& qkv() const { return qkv_; }
   const attention::AttentionOp& attention() const { return attn_; }  // fused variants
   const attention::UnfusedAttention& unfused() const { return unfused_; }  // unfused variants
-  const hopper::GemmOp& out() const { return out_; }
+  const GemmStage& out() const { return out_; }
   const AttentionBlockProblem& problem() const { return p_; }
   const AttentionBlockVariant& variant() const { return v_; }
 
  private:
   AttentionBlockProblem p_;
   AttentionBlockVariant v_;
-  hopper::GemmOp qkv_, out_;
+  GemmStage qkv_, out_;
   attention::AttentionOp attn_;
   attention::UnfusedAttention unfused_;
   std::unique_ptr<Chain> chain_;

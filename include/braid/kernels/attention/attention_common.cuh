@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "braid/core/producer_complete.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/dropout.hpp"
 #include "braid/kernels/attention/mma_sm80.cuh"
@@ -61,19 +62,6 @@ __device__ __forceinline__ const T* key_row(const FlashParams& p, int b, int h, 
            h * kHeadDim;
   return static_cast<const T*>(p.qkv) + uint64_t(b * p.S_new + kp - p.S_cached) * p.qkv_ld +
          (v ? 2 : 1) * uint32_t(p.NH) * kHeadDim + h * kHeadDim;
-}
-
-// Block-level: true when synchronization is off, or when producer stage `in` has already completed
-// this run (its run counter, read with acquire once): every wait on it can be skipped.
-__device__ __forceinline__ bool input_complete(const StageParams& sp, BlockSync& bs, uint32_t in) {
-  if (!sp.has(kSync)) return true;
-  __shared__ uint32_t s_done;
-  if (threadIdx.x == 0)
-    s_done = in < sp.num_inputs && sp.inputs[in].state != nullptr && ptx::ld_acquire(&sp.inputs[in].state->run) >= bs.epoch;
-  __syncthreads();
-  const bool done = s_done != 0;
-  __syncthreads();  // s_done may be reused by the next call
-  return done;
 }
 
 // The KV-cache update: the new tokens q0 .. q0+q_valid-1 of batch b, head h, their K and V rows copied

@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   // remembers the first QKV row not known complete, so the K and V tiles of a QKV row tile are waited
   // on once, not once per key block (K and V alternate semaphores, which the per-input last-semaphore
   // skip of braid::wait cannot catch).
-  const bool qkv_done = detail::input_complete(sp, bs, 0);
+  const bool qkv_done = producer_complete(sp, bs, 0);
   uint32_t ready_until = 0;  // QKV rows [b * S_new, ready_until) of this batch known complete
   auto wait_keys = [&](int kb) -> bool {
     if (qkv_done) return true;

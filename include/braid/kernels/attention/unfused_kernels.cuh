@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(128) attn_scores_kernel(const UnfusedParams u,
   const int kb = x * kKeyBlock, n_keys = p.S_cached + p.S_new;
   const int k_end = min(detail::visible_end(p, q0, q_valid), n_keys);
   if (kb < k_end) {  // else: wholly masked, never read
-    if (!detail::input_complete(sp, bs, 0)) {
+    if (!producer_complete(sp, bs, 0)) {
       if (!wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), h * D, h * D + D - 1, tile)) return;
       const int lo = max(kb, p.S_cached), hi = min(kb + kKeyBlock, k_end) - 1;
       if (lo <= hi &&
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(128) attn_values_kernel(const UnfusedParams u,
   const uint32_t HD = uint32_t(p.NH) * D;
   const int n_keys = p.S_cached + p.S_new;
   const int vis = min(detail::visible_end(p, q0, q_valid), n_keys);
-  const bool r_done = detail::input_complete(sp, bs, 0), qkv_done = detail::input_complete(sp, bs, 1);
+  const bool r_done = producer_complete(sp, bs, 0), qkv_done = producer_complete(sp, bs, 1);
   const T* R = static_cast<const T*>(u.R) + (uint64_t(b * p.NH + h) * p.S_new + q0) * u.ldp;
   float o[16][4];
 #pragma unroll
