@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   auto gemm_candidates = [](int M) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
-      for (int sk : {2, 4, 6, 8, 12, 16}) v.push_back(workloads::GemmChoice::skinny(sk));
+      for (int sk : {4, 8, 12, 16, 24, 32, 48, 64}) v.push_back(workloads::GemmChoice::skinny(sk));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})
       for (int sk : M <= 64 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1}) {

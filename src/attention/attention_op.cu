@@ -129,18 +129,21 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   const int keys = a.S_cached + a.S_new;
   const int split_keys = c.split_keys ? c.split_keys : ((keys + kKeyBlock - 1) / kKeyBlock) * kKeyBlock;
   const int splits = (keys + split_keys - 1) / split_keys;
-  if (size_t(2 * splits + 1) * q_rows * sizeof(float) > 4 * size_t(kKeyBlock) * kRowBytes)
+  // A split of one key block needs no second buffer: half the shared memory, twice the CTAs per SM.
+  const int kv_buffers = split_keys <= kKeyBlock ? 1 : 2;
+  if (size_t(2 * splits + 1) * q_rows * sizeof(float) > 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes)
     return "too many key splits (" + std::to_string(splits) + ") for the merge's shared memory: raise split_keys";
   fill_layout(im->p, a, q_rows, q_blocks);
   FlashParams& p = im->p;
   p.splits = splits;
   p.split_keys = split_keys;
   p.reverse_rows = c.reverse ? 1 : 0;
+  p.kv_buffers = kv_buffers;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
   im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(splits));
   im->threads = 32 * c.warps;
-  im->smem = size_t(bm) * kRowBytes + 4 * size_t(kKeyBlock) * kRowBytes;
+  im->smem = size_t(bm) * kRowBytes + 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes;
   if (splits > 1) {
     const size_t tiles = size_t(a.NH) * a.B * q_blocks, rows = tiles * splits * q_rows;
     if (cudaMalloc(&im->workspace, rows * (D + 2) * sizeof(float)) != cudaSuccess ||

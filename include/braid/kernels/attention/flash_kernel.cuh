@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   __shared__ uint32_t s_last;
   const uint32_t s_q = mma::smem_u32(smem);
   const uint32_t s_k = s_q + BM * kRowBytes;
-  const uint32_t s_v = s_k + 2 * kKeyBlock * kRowBytes;
+  const uint32_t s_v = s_k + p.kv_buffers * kKeyBlock * kRowBytes;  // 1 buffer: single-block splits (decode)
 
   begin_block(sp, bs);
   if (!sp.has(kSync)) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched)
@@ -130,12 +130,13 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
         mma::cp_async_wait<0>();
         return;
       }
-      load_kv((j + 1) & 1, kb + kKeyBlock);
+      load_kv((j + 1) % p.kv_buffers, kb + kKeyBlock);
     }
     mma::cp_async_commit();  // possibly empty: keeps "all but the newest group" = block j
     mma::cp_async_wait<1>();
     __syncthreads();
-    const uint32_t sk = s_k + (j & 1) * kKeyBlock * kRowBytes, sv = s_v + (j & 1) * kKeyBlock * kRowBytes;
+    const int buf = j % p.kv_buffers;
+    const uint32_t sk = s_k + buf * kKeyBlock * kRowBytes, sv = s_v + buf * kKeyBlock * kRowBytes;
 
     float s[8][4];
 #pragma unroll
@@ -210,7 +211,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
         M::run(o[2 * dp + 1], a, r[2], r[3]);
       }
     }
-    __syncthreads();  // buffer j & 1 is free for block j + 2
+    __syncthreads();  // buffer j % kv_buffers is free for block j + kv_buffers
   }
 
 #pragma unroll

@@ -26,7 +26,7 @@ constexpr int kMaxRows = 8;
 constexpr int kTileCols = 256;  // 32 lanes x 8 columns
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kRowsInFlight = 4;  // W rows per lane per step
+constexpr int kRowsInFlight = 8;  // W rows per lane per step (128 bytes in flight per lane)
 
 struct SkinnyParams {
   const void* X = nullptr;  // [M, K]
