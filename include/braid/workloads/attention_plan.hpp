@@ -45,18 +45,11 @@ inline GroupPolicy qkv_strided_policy(int NH, int tile_n) {
   return StridedSync(uint32_t(NH * kAttnHeadDim / tile_n), 3);
 }
 
-Plan make_unfused_attention_plan(const std::string& name, const AttentionBlockDesc& d);
+namespace detail {
 
-inline Plan make_attention_block_plan(const std::string& name, const AttentionBlockDesc& d) {
-  if (!d.fused) return make_unfused_attention_plan(name, d);
-  const int D = kAttnHeadDim, HD = d.NH * D, M = d.B * d.S_new;
-  BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
-                "attention block '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
-  BRAID_REQUIRE(d.q_rows > 0 && d.S_new % d.q_rows == 0,
-                "attention block '" + name + "': S_new (" + std::to_string(d.S_new) + ") must be a multiple of q_rows (" +
-                    std::to_string(d.q_rows) + ")");
-  Plan plan;
-  plan.name = name;
+// The two GEMM stages every attention plan has.
+inline StageSpec attention_qkv_stage(const AttentionBlockDesc& d) {
+  const int HD = d.NH * kAttnHeadDim, M = d.B * d.S_new;
   StageSpec qkv;
   qkv.name = "qkv";
   qkv.grid = Grid{ceil_div(uint32_t(3 * HD), uint32_t(d.qkv_tile_n)), ceil_div(uint32_t(M), uint32_t(d.qkv_tile_m)), 1};
@@ -64,13 +57,10 @@ inline Plan make_attention_block_plan(const std::string& name, const AttentionBl
   qkv.order.kind = d.qkv_order;
   qkv.tile_time = 2.0 * d.qkv_tile_m * d.qkv_tile_n * d.H;  // flops
   qkv.block_count = d.qkv_ctas;
-  StageSpec attn;
-  attn.name = "attention";
-  const int q_blocks = d.S_new / d.q_rows;
-  attn.grid = Grid{uint32_t(d.NH), uint32_t(d.B * q_blocks), 1};
-  attn.policy = d.attn_policy;
-  attn.tile_time = 4.0 * d.q_rows * D * (d.S_cached + (d.causal ? d.S_new / 2.0 : d.S_new));
-  attn.block_count = d.attn_ctas;
+  return qkv;
+}
+inline StageSpec attention_out_stage(const AttentionBlockDesc& d) {
+  const int HD = d.NH * kAttnHeadDim, M = d.B * d.S_new;
   StageSpec out;
   out.name = "out";
   out.grid = Grid{ceil_div(uint32_t(d.H), uint32_t(d.out_tile_n)), ceil_div(uint32_t(M), uint32_t(d.out_tile_m)), 1};
@@ -78,6 +68,41 @@ inline Plan make_attention_block_plan(const std::string& name, const AttentionBl
   out.order.kind = d.out_order;
   out.tile_time = 2.0 * d.out_tile_m * d.out_tile_n * HD;
   out.block_count = d.out_ctas;
+  return out;
+}
+// The output GEMM's tile reads its rows of every head from the stage before it (tiles q_rows x 128).
+inline void add_out_dep(Plan& plan, int out, int attn, const AttentionBlockDesc& d) {
+  const uint32_t otm = uint32_t(d.out_tile_m), M = uint32_t(d.B * d.S_new), HD = uint32_t(d.NH * kAttnHeadDim);
+  const uint32_t qr = uint32_t(d.q_rows);
+  plan.add_dep(out, attn, [otm, M, HD, qr](Tile c, std::vector<Tile>& v) {
+    const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, M) - 1;
+    rect_tiles(qr, uint32_t(kAttnHeadDim), r0, r1, 0, HD - 1, v);
+  });
+}
+
+}  // namespace detail
+
+Plan make_unfused_attention_plan(const std::string& name, const AttentionBlockDesc& d);
+
+inline Plan make_attention_block_plan(const std::string& name, const AttentionBlockDesc& d) {
+  if (!d.fused) return make_unfused_attention_plan(name, d);
+  const int D = kAttnHeadDim, HD = d.NH * D;
+  BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
+                "attention block '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
+  BRAID_REQUIRE(d.q_rows > 0 && d.S_new % d.q_rows == 0,
+                "attention block '" + name + "': S_new (" + std::to_string(d.S_new) + ") must be a multiple of q_rows (" +
+                    std::to_string(d.q_rows) + ")");
+  Plan plan;
+  plan.name = name;
+  const StageSpec qkv = detail::attention_qkv_stage(d);
+  StageSpec attn;
+  attn.name = "attention";
+  const int q_blocks = d.S_new / d.q_rows;
+  attn.grid = Grid{uint32_t(d.NH), uint32_t(d.B * q_blocks), 1};
+  attn.policy = d.attn_policy;
+  attn.tile_time = 4.0 * d.q_rows * D * (d.S_cached + (d.causal ? d.S_new / 2.0 : d.S_new));
+  attn.block_count = d.attn_ctas;
+  const StageSpec out = detail::attention_out_stage(d);
   plan.add_stage(qkv);
   plan.add_stage(attn);
   plan.add_stage(out);
@@ -93,11 +118,7 @@ inline Plan make_attention_block_plan(const std::string& name, const AttentionBl
     rect_tiles(tm, tn, r0, r1, uint32_t(HD) + h * D, uint32_t(HD) + h * D + D - 1, v);
     rect_tiles(tm, tn, r0, r1, 2u * HD + h * D, 2u * HD + h * D + D - 1, v);
   });
-  const uint32_t otm = uint32_t(d.out_tile_m);
-  plan.add_dep(2, 1, [d, otm, M, HD](Tile c, std::vector<Tile>& v) {
-    const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, uint32_t(M)) - 1;
-    rect_tiles(uint32_t(d.q_rows), uint32_t(kAttnHeadDim), r0, r1, 0, uint32_t(HD) - 1, v);
-  });
+  detail::add_out_dep(plan, 2, 1, d);
   plan.validate();
   return plan;
 }
@@ -105,7 +126,7 @@ inline Plan make_attention_block_plan(const std::string& name, const AttentionBl
 // The unfused chain: 0 qkv, 1 scores (P tiles: key tile x, query block y, head z), 2 softmax (same
 // tiles), 3 values (T tiles: head x, query block y), 4 out. Mirrors unfused_kernels.cuh's waits.
 inline Plan make_unfused_attention_plan(const std::string& name, const AttentionBlockDesc& d) {
-  const int D = kAttnHeadDim, HD = d.NH * D, M = d.B * d.S_new, KB = 64;
+  const int D = kAttnHeadDim, HD = d.NH * D, KB = 64;
   BRAID_REQUIRE(d.B > 0 && d.S_new > 0 && d.NH > 0 && d.H > 0 && d.S_cached >= 0,
                 "attention chain '" + name + "': B, S_new, NH, H must be positive, S_cached >= 0");
   BRAID_REQUIRE(d.q_rows > 0 && d.S_new % d.q_rows == 0,
@@ -114,13 +135,7 @@ inline Plan make_unfused_attention_plan(const std::string& name, const Attention
   const uint32_t key_tiles = ceil_div(uint32_t(n_keys), uint32_t(KB));
   Plan plan;
   plan.name = name;
-  StageSpec qkv;
-  qkv.name = "qkv";
-  qkv.grid = Grid{ceil_div(uint32_t(3 * HD), uint32_t(d.qkv_tile_n)), ceil_div(uint32_t(M), uint32_t(d.qkv_tile_m)), 1};
-  qkv.policy = d.qkv_policy;
-  qkv.order.kind = d.qkv_order;
-  qkv.tile_time = 2.0 * d.qkv_tile_m * d.qkv_tile_n * d.H;
-  qkv.block_count = d.qkv_ctas;
+  const StageSpec qkv = detail::attention_qkv_stage(d);
   StageSpec sc;
   sc.name = "scores";
   sc.grid = Grid{key_tiles, uint32_t(d.B * q_blocks), uint32_t(d.NH)};
@@ -135,13 +150,7 @@ inline Plan make_unfused_attention_plan(const std::string& name, const Attention
   vals.grid = Grid{uint32_t(d.NH), uint32_t(d.B * q_blocks), 1};
   vals.policy = d.attn_policy;
   vals.tile_time = 2.0 * d.q_rows * D * (d.S_cached + (d.causal ? d.S_new / 2.0 : d.S_new));
-  StageSpec out;
-  out.name = "out";
-  out.grid = Grid{ceil_div(uint32_t(d.H), uint32_t(d.out_tile_n)), ceil_div(uint32_t(M), uint32_t(d.out_tile_m)), 1};
-  out.policy = NoSync();
-  out.order.kind = d.out_order;
-  out.tile_time = 2.0 * d.out_tile_m * d.out_tile_n * HD;
-  out.block_count = d.out_ctas;
+  const StageSpec out = detail::attention_out_stage(d);
   for (const StageSpec& st : {qkv, sc, sm, vals, out}) plan.add_stage(st);
 
   const uint32_t tm = uint32_t(d.qkv_tile_m), tn = uint32_t(d.qkv_tile_n), qr = uint32_t(d.q_rows), S = uint32_t(d.S_new),
@@ -184,11 +193,7 @@ inline Plan make_unfused_attention_plan(const std::string& name, const Attention
       rect_tiles(tm, tn, b * S + q0, b * S + q0 + qr - 1, 2u * HD + c.x * D, 2u * HD + c.x * D + D - 1, v);
     }
   });
-  const uint32_t otm = uint32_t(d.out_tile_m);
-  plan.add_dep(4, 3, [=](Tile c, std::vector<Tile>& v) {
-    const uint32_t r0 = c.y * otm, r1 = std::min<uint32_t>(r0 + otm, uint32_t(M)) - 1;
-    rect_tiles(qr, uint32_t(kAttnHeadDim), r0, r1, 0, uint32_t(HD) - 1, v);
-  });
+  detail::add_out_dep(plan, 4, 3, d);
   plan.validate();
   return plan;
 }

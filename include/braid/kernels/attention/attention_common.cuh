@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "braid/core/producer_complete.cuh"
+#include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/dropout.hpp"
 #include "braid/kernels/attention/mma_sm80.cuh"

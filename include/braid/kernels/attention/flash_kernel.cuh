@@ -36,12 +36,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   const uint32_t s_k = s_q + BM * kRowBytes;
   const uint32_t s_v = s_k + p.kv_buffers * kKeyBlock * kRowBytes;  // 1 buffer: single-block splits (decode)
 
-  begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched)
-  if (sp.trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  begin_grid_block(sp, bs);
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   // Causal prompts: tiles of late queries see the most keys; reverse_rows launches them first (the

@@ -42,12 +42,7 @@ __global__ void __launch_bounds__(128) attn_scores_kernel(const UnfusedParams u,
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ BlockSync bs;
   const uint32_t s_q = mma::smem_u32(smem), s_k = s_q + 64 * kRowBytes;
-  begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();
-  if (sp.trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  begin_grid_block(sp, bs);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int x = blockIdx.x, y = blockIdx.y, h = blockIdx.z;
   const Tile tile{uint32_t(x), uint32_t(y), uint32_t(h)};
@@ -120,12 +115,7 @@ __global__ void __launch_bounds__(256) attn_softmax_kernel(const UnfusedParams u
   using M = mma::Mma<T>;
   const FlashParams& p = u.a;
   __shared__ BlockSync bs;
-  begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();
-  if (sp.trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  begin_grid_block(sp, bs);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int y = blockIdx.x, h = blockIdx.y;
   const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
@@ -176,12 +166,7 @@ __global__ void __launch_bounds__(128) attn_values_kernel(const UnfusedParams u,
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ BlockSync bs;
   const uint32_t s_r = mma::smem_u32(smem), s_v = s_r + 64 * 128;  // R block [64][64], V block [64][128]
-  begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();
-  if (sp.trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  begin_grid_block(sp, bs);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int h = blockIdx.x, y = blockIdx.y;
   const Tile tile{uint32_t(h), uint32_t(y), 0};

@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "braid/core/producer_complete.cuh"
+#include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 
 namespace braid::skinny {
@@ -79,12 +79,7 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(const SkinnyParam
   extern __shared__ __align__(16) float sm[];
   __shared__ BlockSync bs;
   __shared__ uint32_t s_last;
-  begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();
-  if (sp.trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  begin_grid_block(sp, bs);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int ct = blockIdx.x, split = blockIdx.y;
   const Tile tile{uint32_t(ct), 0, 0};
