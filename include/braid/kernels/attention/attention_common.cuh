@@ -54,6 +54,14 @@ __device__ __forceinline__ uint32_t swz(int r, int chunk) { return uint32_t(r * 
 __device__ __forceinline__ uint32_t swz64(int r, int chunk) { return uint32_t(r * 128 + ((chunk ^ (r & 7)) << 4)); }
 
 
+// The query rows of braid tile row y: batch b, new-token indices q0 .. q0 + q_valid - 1, which are rows
+// row0 .. of the QKV output and of O.
+struct QueryBlock {
+  int b, q0, q_valid, row0;
+  __device__ __forceinline__ QueryBlock(const FlashParams& p, int y)
+      : b(y / p.q_blocks), q0((y % p.q_blocks) * p.q_rows), q_valid(min(p.q_rows, p.S_new - q0)), row0(b * p.S_new + q0) {}
+};
+
 // Global address of key kp's K (or V) row of head h in batch b: cached keys from the cache, new ones
 // from the QKV GEMM's output.
 template <class T>

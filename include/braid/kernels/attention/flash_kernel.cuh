@@ -43,9 +43,8 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
   // longest jobs first shortens the tail in stream order; tile sync wants the early rows first).
   const int h = blockIdx.x, y = p.reverse_rows ? int(gridDim.y - 1 - blockIdx.y) : int(blockIdx.y), split = blockIdx.z;
   const Tile tile{uint32_t(h), uint32_t(y), 0};
-  const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
-  const int q_valid = min(p.q_rows, p.S_new - q0);
-  const int row0 = b * p.S_new + q0;  // first row of this tile in QKV and O
+  const detail::QueryBlock qb(p, y);
+  const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid, row0 = qb.row0;  // row0: first row in QKV and O
   const uint32_t HD = uint32_t(p.NH) * D;
   const int key_end = p.causal ? p.S_cached + q0 + q_valid : p.S_cached + p.S_new;
   const int k_begin = split * p.split_keys;

@@ -46,9 +46,8 @@ __global__ void __launch_bounds__(128) attn_scores_kernel(const UnfusedParams u,
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int x = blockIdx.x, y = blockIdx.y, h = blockIdx.z;
   const Tile tile{uint32_t(x), uint32_t(y), uint32_t(h)};
-  const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
-  const int q_valid = min(p.q_rows, p.S_new - q0);
-  const int row0 = b * p.S_new + q0;
+  const detail::QueryBlock qb(p, y);
+  const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid, row0 = qb.row0;  // row0: first row in QKV and O
   const uint32_t HD = uint32_t(p.NH) * D;
   const int kb = x * kKeyBlock, n_keys = p.S_cached + p.S_new;
   const int k_end = min(detail::visible_end(p, q0, q_valid), n_keys);
@@ -118,8 +117,8 @@ __global__ void __launch_bounds__(256) attn_softmax_kernel(const UnfusedParams u
   begin_grid_block(sp, bs);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int y = blockIdx.x, h = blockIdx.y;
-  const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
-  const int q_valid = min(p.q_rows, p.S_new - q0);
+  const detail::QueryBlock qb(p, y);
+  const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid;
   const int n_keys = p.S_cached + p.S_new;
   const int vis = min(detail::visible_end(p, q0, q_valid), n_keys);
   const Tile first{0, uint32_t(y), uint32_t(h)};
@@ -170,9 +169,8 @@ __global__ void __launch_bounds__(128) attn_values_kernel(const UnfusedParams u,
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int h = blockIdx.x, y = blockIdx.y;
   const Tile tile{uint32_t(h), uint32_t(y), 0};
-  const int b = y / p.q_blocks, q0 = (y % p.q_blocks) * p.q_rows;
-  const int q_valid = min(p.q_rows, p.S_new - q0);
-  const int row0 = b * p.S_new + q0;
+  const detail::QueryBlock qb(p, y);
+  const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid, row0 = qb.row0;  // row0: first row in QKV and O
   const uint32_t HD = uint32_t(p.NH) * D;
   const int n_keys = p.S_cached + p.S_new;
   const int vis = min(detail::visible_end(p, q0, q_valid), n_keys);
