@@ -8,7 +8,7 @@ cuDNN, whichever it picks) -> y = attn @ Wo (cuBLAS), fp16.
   decode  B sequences of one new token each; its K and V are written into a preallocated cache
           [B, S_max, NH, 128] at position S', then the token attends to the S'+1 keys.
 Variants: peer:torch-sdpa-graph (the block captured in a CUDA graph, replayed) and
-peer:torch-sdpa-eager. Each repetition flushes L2 (256 MiB written), then is timed between CUDA
+peer:torch-sdpa-eager. Each repetition evicts L2 (reads 256 MiB), then is timed between CUDA
 events; the median of --reps after --warmup. Each variant's output is poisoned (NaN), computed once and
 checked against an fp32 reference from the same rounded values (TF32 off): max|y-ref|/max|ref| < 1e-2.
 

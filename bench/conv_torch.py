@@ -6,7 +6,7 @@ convolutions, stride 1, padding 1, C->C->C channels, each with bias and ReLU, in
 format with cudnn.benchmark on and TF32 off. Variants:
   peer:cudnn-graph  the pair captured once in a CUDA graph, replayed;
   peer:cudnn-eager  the same pair called eagerly from Python.
-Each repetition flushes L2 (writes a 256 MiB scratch buffer), then times the run between two CUDA
+Each repetition evicts L2 (reads a 256 MiB scratch buffer), then times the run between two CUDA
 events; the reported time is the median over --reps repetitions after --warmup untimed ones. Before it
 is timed, each variant's output is poisoned with NaN, computed once and checked against an fp32
 reference (F.conv2d in float32, TF32 off) from the same rounded inputs and weights:

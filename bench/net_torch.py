@@ -24,7 +24,7 @@ Variants, all under one CUDA graph per network and batch:
 Each braid layer's tile config is chosen first by timing it alone (tiles 128/64 x 64/128, split-K 1/2/4,
 stream-K). Checks, per variant: outputs poisoned with NaN, one run, logits vs an fp32 reference of the
 same network (rel = max|y - ref| / max|ref| < 2e-2 over ~20 layers) and, for braid, every chain output
-bit-identical to braid:stream with the same tile configs (two runs each). Timing: L2 flushed (256 MiB written) before each replay,
+bit-identical to braid:stream with the same tile configs (two runs each). Timing: L2 evicted (256 MiB read) before each replay,
 CUDA events, median of --reps after --warmup. Floor = max(FLOP / peak, bytes / bandwidth): peak from a
 large fp16 matmul, bandwidth from a 1 GiB copy, both measured here; bytes = weights + input + logits.
 

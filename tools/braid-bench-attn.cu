@@ -33,7 +33,7 @@
 #include "braid/bench/harness.cuh"
 #include "braid/bench/peers.hpp"
 #ifdef BRAID_HAVE_HOPPER
-#include "braid/kernels/skinny/skinny_gemm.cuh"
+#include "braid/kernels/skinny/skinny_config.hpp"
 #include "braid/workloads/attention_block.cuh"
 #endif
 
@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
   auto gemm_candidates = [](int M) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
-      for (int sk : {4, 8, 12, 16, 24, 32, 48, 64}) v.push_back(workloads::GemmChoice::skinny(sk));
+      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{2, 4, 0}, {2, 6, 0}, {1, 6, 0}, {1, 8, 0}})
+        v.push_back(workloads::GemmChoice::skinny(c));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})
       for (int sk : M <= 64 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1}) {
@@ -284,7 +285,7 @@ int main(int argc, char** argv) {
         v.attn.reverse = false;
         variants.push_back(v);
       }
-      if (!cq.skinny_splits && cq.order() != OrderKind::RowMajor) {  // (the skinny GEMM: grid order)
+      if (!cq.is_skinny && cq.order() != OrderKind::RowMajor) {  // (the skinny GEMM: grid order)
         v.qkv.hopper.order = OrderKind::RowMajor;
         variants.push_back(v);
       }

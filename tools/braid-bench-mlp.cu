@@ -29,6 +29,7 @@
 #include "braid/bench/cublaslt_gemm.cuh"
 #include "braid/bench/half_bits.hpp"
 #include "braid/bench/harness.cuh"
+#include "braid/kernels/skinny/skinny_config.hpp"
 #include "braid/tune/autotuner.hpp"
 #include "sim/simulator.hpp"
 #ifdef BRAID_HAVE_CUTLASS
@@ -148,11 +149,13 @@ int main(int argc, char** argv) {
   int reps = 30;
   bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false;
   DT dt = DT::F16;
+  // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
+  std::vector<skinny::SkinnyConfig> skinny_configs = {{2, 4, 0}, {2, 6, 0}, {1, 6, 0}, {1, 8, 0}};
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
                  "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n"
-                 "                       [--diag] [--cutlass-streamk]\n");
+                 "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...]\n");
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -168,6 +171,15 @@ int main(int argc, char** argv) {
     else if (a == "--diag") diag = true;
     else if (a == "--cutlass-streamk") cutlass_streamk = true;
     else if (a == "--trace-dir") trace_dir = next();
+    else if (a == "--skinny") {  // the skinny GEMM configurations to try for T <= 64
+      skinny_configs.clear();
+      std::string list = next();
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) skinny_configs.push_back(skinny::parse_skinny_config(list.substr(at, comma - at)));
+        at = comma + 1;
+      }
+    }
     else if (a == "--tune-cache") tune_cache = next();
     else if (a == "--dtype") {
       const std::string d = next();
@@ -330,22 +342,24 @@ int main(int argc, char** argv) {
         using workloads::MlpVariant;
         const hopper::DType hdt = dt == DT::F16 ? hopper::DType::F16 : hopper::DType::BF16;
         const Activation act1 = llama ? Activation::SwiGLU : Activation::GeLU;
-        auto w1_for = [&](int tile_n) -> const void* { return llama ? W1packed[tile_n / 128] : W1; };
+        auto w1_for = [&](const workloads::GemmChoice& c) -> const void* { return llama ? W1packed[c.swiglu_pack() / 128] : W1; };
         // ---- braid step 1: each GEMM's tile width and split-K, timed alone in stream order
         auto search = [&](bool first) {
-          std::vector<std::pair<double, GemmConfig>> found;
+          std::vector<std::pair<double, workloads::GemmChoice>> found;
           const int Nout = first ? F : H, K = first ? H : F;
-          auto try_config = [&](const GemmConfig& c) {
-            hopper::GemmOp g;
-            const hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c.tile_n), A, T, F1, H, act1}
+          auto try_config = [&](const workloads::GemmChoice& c) {
+            workloads::GemmStage g;
+            const hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c), A, T, F1, H, act1}
                                              : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
             if (!g.prepare(a, c).empty()) return;
             const double us = timer.median_us([&] { g.run(s); }, std::max(5, reps / 3), 2);
             found.push_back({us, c});
             if (show_configs)
-              std::printf("      gemm%d %-28s %8.1f us (%d units on %d CTAs)\n", first ? 1 : 2, c.name().c_str(), us,
-                          g.units(), g.ctas());
+              std::printf("      gemm%d %-28s %8.1f us (%d CTAs)\n", first ? 1 : 2, c.name().c_str(), us, g.ctas());
           };
+          // The weight-streaming GEMM for few tokens.
+          if (T <= skinny::kMaxRows)
+            for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
           for (int tm : {128, 64})
             for (int tn : {128, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
@@ -376,11 +390,12 @@ int main(int argc, char** argv) {
         auto problem_for = [&](const MlpVariant& v) {
           workloads::MlpProblem p = prob_base;
           p.X = X;
-          p.W1 = w1_for(v.g1.tile_n);
+          p.W1 = w1_for(v.g1);
           return p;
         };
         std::vector<MlpVariant> variants;
-        auto add_variant = [&](MlpVariant::Sync sy, Ordering o, bool pdl_only, bool R, GemmConfig g1, GemmConfig g2) {
+        auto add_variant = [&](MlpVariant::Sync sy, Ordering o, bool pdl_only, bool R, const workloads::GemmChoice& g1,
+                               const workloads::GemmChoice& g2) {
           MlpVariant v;
           v.sync = sy;
           v.ordering = o;
@@ -390,7 +405,7 @@ int main(int argc, char** argv) {
           v.g2 = g2;
           variants.push_back(v);
         };
-        const GemmConfig b1 = c1[0].second, b2 = c2[0].second;
+        const workloads::GemmChoice b1 = c1[0].second, b2 = c2[0].second;
         using Sy = MlpVariant::Sync;
         add_variant(Sy::TileSync, Ordering::StreamOrder, false, true, b1, b2);  // baseline
         add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, b1, b2);

@@ -1,5 +1,6 @@
 #include "braid/kernels/skinny/skinny_op.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "braid/kernels/skinny/skinny_gemm.cuh"
@@ -11,13 +12,14 @@ using KernelFn = void (*)(const SkinnyParams, const StageParams);
 
 struct SkinnyGemmOp::Impl {
   hopper::GemmArgs args;
+  SkinnyConfig config;
   SkinnyParams p;
   KernelFn kernel = nullptr;
-  dim3 launch_grid;
+  int ctas = 0, per_sm = 1;
   size_t smem = 0;
   Grid grid{1, 1, 1};
   TileShape tile;
-  float* partials = nullptr;
+  float4* partials = nullptr;
   uint32_t* arrivals = nullptr;
   ~Impl() {
     cudaFree(partials);
@@ -30,34 +32,60 @@ SkinnyGemmOp::~SkinnyGemmOp() = default;
 SkinnyGemmOp::SkinnyGemmOp(SkinnyGemmOp&&) noexcept = default;
 SkinnyGemmOp& SkinnyGemmOp::operator=(SkinnyGemmOp&&) noexcept = default;
 
-std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, int splits) {
+static bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+
+std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyConfig& c) {
+  using hopper::Activation;
   if (a.A == nullptr || a.B == nullptr || a.D == nullptr) return "A, B and D must be device pointers";
-  if (a.act != hopper::Activation::None) return "the skinny GEMM has no activation epilogue";
-  if (a.M < 1 || a.M > kMaxRows) return "the skinny GEMM takes 1 to 8 rows (got M=" + std::to_string(a.M) + ")";
+  if (a.act != Activation::None && a.act != Activation::GeLU && a.act != Activation::SwiGLU)
+    return std::string("the skinny GEMM has no ") + hopper::activation_name(a.act) + " epilogue";
+  if (a.M < 1 || a.M > kMaxRows) return "the skinny GEMM takes 1 to 64 rows (got M=" + std::to_string(a.M) + ")";
   if (a.N < 8 || a.N % 8 != 0) return "N must be a positive multiple of 8 (16-byte rows of W); got " + std::to_string(a.N);
-  if (a.K < 1) return "K must be positive";
-  if (splits < 1 || splits > a.K) return "splits must be in 1..K (got " + std::to_string(splits) + ")";
-  if ((reinterpret_cast<uintptr_t>(a.B) & 15u) != 0) return "W must be 16-byte aligned";
+  if (a.K < 8 || a.K % 8 != 0) return "K must be a positive multiple of 8 (16-byte rows of X); got " + std::to_string(a.K);
+  if (a.act == Activation::SwiGLU && a.N % kTileCols != 0)
+    return "SwiGLU needs N (gate + up columns) to be a multiple of 128; got " + std::to_string(a.N);
+  if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
+  if (c.stages != 4 && c.stages != 6 && c.stages != 8)
+    return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
+  if (c.ctas_per_sm < 1 || c.ctas_per_sm > 2) return "ctas_per_sm must be 1 or 2";
+  if (c.ctas < 0) return "ctas must be >= 0";
   return "";
 }
 
+template <class T, int MR>
+static KernelFn pick_stages(int stages) {
+  return stages == 8 ? skinny_gemm_kernel<T, MR, 8> : stages == 6 ? skinny_gemm_kernel<T, MR, 6> : skinny_gemm_kernel<T, MR, 4>;
+}
 template <class T>
-static KernelFn pick(int mr) {
+static KernelFn pick(int mr, int stages) {
   switch (mr) {
-    case 1: return skinny_gemm_kernel<T, 1>;
-    case 2: return skinny_gemm_kernel<T, 2>;
-    case 4: return skinny_gemm_kernel<T, 4>;
-    default: return skinny_gemm_kernel<T, 8>;
+    case 8: return pick_stages<T, 8>(stages);
+    case 16: return pick_stages<T, 16>(stages);
+    case 32: return pick_stages<T, 32>(stages);
+    default: return pick_stages<T, 64>(stages);
+  }
+}
+static size_t smem_bytes(int mr, int stages, bool swiglu) {
+  auto f = [&](auto mr_c) -> size_t {
+    constexpr int MR = decltype(mr_c)::value;
+    return stages == 8 ? SkinnySmem<MR, 8>::bytes(swiglu)
+                       : stages == 6 ? SkinnySmem<MR, 6>::bytes(swiglu) : SkinnySmem<MR, 4>::bytes(swiglu);
+  };
+  switch (mr) {
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    case 32: return f(std::integral_constant<int, 32>{});
+    default: return f(std::integral_constant<int, 64>{});
   }
 }
 
-std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, int splits) {
-  if (std::string why = can_implement(a, splits); !why.empty()) return why;
+std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig& c) {
+  if (std::string why = can_implement(a, c); !why.empty()) return why;
   auto im = std::make_unique<Impl>();
   im->args = a;
-  const int mr = a.M <= 1 ? 1 : a.M <= 2 ? 2 : a.M <= 4 ? 4 : 8;
-  const int col_tiles = (a.N + kTileCols - 1) / kTileCols;
-  const int kps = (a.K + splits - 1) / splits;
+  im->config = c;
+  const int mr = a.M <= 8 ? 8 : a.M <= 16 ? 16 : a.M <= 32 ? 32 : 64;
+  const bool swiglu = a.act == hopper::Activation::SwiGLU;
   SkinnyParams& p = im->p;
   p.X = a.A;
   p.W = a.B;
@@ -65,24 +93,40 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, int splits) {
   p.M = a.M;
   p.N = a.N;
   p.K = a.K;
-  p.splits = splits;
-  p.k_per_split = kps;
-  im->smem = std::max(size_t(mr) * kps, size_t(kWarps) * mr * kTileCols) * sizeof(float);
-  if (im->smem > 200 * 1024) return "K per split too large for shared memory (" + std::to_string(kps) + "): raise splits";
-  if (splits > 1) {
-    if (cudaMalloc(&im->partials, size_t(col_tiles) * splits * mr * kTileCols * sizeof(float)) != cudaSuccess ||
-        cudaMalloc(&im->arrivals, size_t(col_tiles) * sizeof(uint32_t)) != cudaSuccess ||
-        cudaMemset(im->arrivals, 0, size_t(col_tiles) * sizeof(uint32_t)) != cudaSuccess)
-      return "cannot allocate the split-K workspace";
-    p.partials = im->partials;
-    p.arrivals = im->arrivals;
-  }
-  im->kernel = a.dtype == hopper::DType::BF16 ? pick<__nv_bfloat16>(mr) : pick<__half>(mr);
-  if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
-    return "cannot set the skinny GEMM's shared memory size";
-  im->launch_grid = dim3(uint32_t(col_tiles), uint32_t(splits), 1);
-  im->grid = Grid{uint32_t(col_tiles), 1, 1};
-  im->tile = TileShape{uint32_t(a.M), uint32_t(kTileCols)};
+  p.act = a.act;
+  p.tiles = (a.N + kTileCols - 1) / kTileCols;
+  p.chunks_per_tile = (a.K + kChunkK - 1) / kChunkK;
+  const uint64_t units = uint64_t(p.tiles) * p.chunks_per_tile;
+  im->kernel = a.dtype == hopper::DType::BF16 ? pick<__nv_bfloat16>(mr, c.stages) : pick<__half>(mr, c.stages);
+  im->smem = smem_bytes(mr, c.stages, swiglu);
+  // The limit is per kernel function, shared by every op of this instantiation: set it to the
+  // largest this instantiation ever uses (with the SwiGLU hand-over), never lower it under a
+  // prepared op.
+  const size_t smem_max = smem_bytes(mr, c.stages, true);
+  if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
+    return "cannot set the skinny GEMM's shared memory size (" + std::to_string(smem_max) + " bytes)";
+  int dev = 0, sms = 0, fit = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kThreads, im->smem) != cudaSuccess || fit < 1)
+    return "the skinny GEMM does not fit on this GPU";
+  im->per_sm = std::min(c.ctas_per_sm, fit);
+  const uint64_t want = c.ctas > 0 ? uint64_t(c.ctas) : uint64_t(im->per_sm) * sms;
+  im->ctas = int(std::min<uint64_t>(want, units));
+  if (c.ctas > 0 && uint64_t(c.ctas) > uint64_t(fit) * sms)
+    return "ctas=" + std::to_string(c.ctas) + " is more than can be resident (" + std::to_string(fit * sms) + ")";
+  if (auto why = tma::encode_2d(p.w_map, a.B, 2, uint64_t(a.N), uint64_t(a.K), uint64_t(a.N) * 2, 64, kChunkK); !why.empty())
+    return "W: " + why;
+  if (auto why = tma::encode_2d(p.x_map, a.A, 2, uint64_t(a.K), uint64_t(a.M), uint64_t(a.K) * 2, 64, uint32_t(mr));
+      !why.empty())
+    return "X: " + why;
+  if (cudaMalloc(&im->partials, size_t(im->ctas) * 2 * kWarps * (mr / 8) * 32 * sizeof(float4)) != cudaSuccess ||
+      cudaMalloc(&im->arrivals, size_t(p.tiles) * sizeof(uint32_t)) != cudaSuccess ||
+      cudaMemset(im->arrivals, 0, size_t(p.tiles) * sizeof(uint32_t)) != cudaSuccess)
+    return "cannot allocate the stream-K workspace";
+  p.partials = im->partials;
+  p.arrivals = im->arrivals;
+  im->grid = Grid{uint32_t(p.tiles), 1, 1};
+  im->tile = TileShape{uint32_t(a.M), uint32_t(swiglu ? kTileCols / 2 : kTileCols)};
   impl_ = std::move(im);
   return "";
 }
@@ -94,20 +138,18 @@ static const SkinnyGemmOp::Impl& ready(const std::unique_ptr<SkinnyGemmOp::Impl>
 
 Grid SkinnyGemmOp::grid() const { return ready(impl_).grid; }
 TileShape SkinnyGemmOp::tile() const { return ready(impl_).tile; }
-int SkinnyGemmOp::ctas() const {
-  const dim3 g = ready(impl_).launch_grid;
-  return int(g.x * g.y);
-}
-std::string SkinnyGemmOp::name() const { return "skinny-s" + std::to_string(ready(impl_).p.splits); }
+int SkinnyGemmOp::ctas() const { return ready(impl_).ctas; }
+int SkinnyGemmOp::ctas_per_sm() const { return ready(impl_).per_sm; }
+std::string SkinnyGemmOp::name() const { return ready(impl_).config.name(); }
 
 void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
   const Impl& i = ready(impl_);
   const StageParams& sp = ctx.params;
   if (sp.grid != i.grid || sp.shape.rows != i.tile.rows || sp.shape.cols != i.tile.cols)
     throw std::invalid_argument("skinny::SkinnyGemmOp: the stage's grid/tile shape is not this op's");
-  if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the launch grid");
+  if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the stream-K order");
   if (sp.has(kSync) && sp.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyGemmOp: only X may be produced");
-  launch_kernel(ctx, i.kernel, i.launch_grid, dim3(kThreads), i.smem, i.p, sp);
+  launch_kernel(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, i.p, sp);
 }
 
 void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -116,7 +158,7 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(kThreads), i.smem, i.p, sp);
+  launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, i.p, sp);
 }
 
 }  // namespace braid::skinny

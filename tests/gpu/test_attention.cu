@@ -249,7 +249,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {1, 256, 0, 2, 512, g128, g128, {4, 0}},    // prompt
       {2, 128, 0, 2, 384, g256, g64, {4, 0, true}},  // two sequences, 256-wide QKV tiles, heavy query blocks first
       {2, 1, 300, 2, 512, g64sk, g64sk, {1, 128}},  // decode, split-K GEMMs, key splits
-      {3, 1, 200, 2, 768, workloads::GemmChoice::skinny(5), workloads::GemmChoice::skinny(2), {1, 64}},  // skinny GEMMs
+      {3, 1, 200, 2, 768, workloads::GemmChoice::skinny({1, 4, 5}), workloads::GemmChoice::skinny({2, 6, 0}), {1, 64}},  // skinny GEMMs
   };
   const DType dt = DType::F16;
   cudaStream_t s;
@@ -361,29 +361,52 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
-// The skinny (weight-streaming) GEMM against an fp32 reference: every row count 1..8, ragged N and K,
-// split-K with ragged last splits, fp16 and bf16; and bit-identical run after run.
+// The skinny (weight-streaming) GEMM against an fp32 reference: row counts 1..64 (every MMA width),
+// ragged N and K, no activation / GeLU / SwiGLU (W packed per 128 columns), fp16 and bf16, CTA counts
+// that cut tiles between CTAs at many places (stream-K reduction) -- and bit-identical run after run.
 TEST_F(HopperTest, SkinnyGemmMatchesReference) {
+  using hopper::Activation;
   std::mt19937 rng(41);
+  struct Case {
+    int N, K;
+    Activation act;
+    skinny::SkinnyConfig cfg;
+  };
+  const std::vector<Case> cases = {{4608, 1536, Activation::None, {2, 4, 0}},  {776, 1000, Activation::GeLU, {1, 4, 3}},
+                                   {256, 4096, Activation::None, {1, 6, 7}},   {1024, 520, Activation::SwiGLU, {2, 6, 0}},
+                                   {640, 2048, Activation::SwiGLU, {1, 4, 13}}, {136, 64, Activation::GeLU, {2, 4, 0}}};
   for (DType dt : {DType::F16, DType::BF16})
-    for (int M : {1, 2, 3, 4, 5, 8})
-      for (auto [N, K, splits] : std::vector<std::tuple<int, int, int>>{{4608, 1536, 1}, {776, 1000, 3}, {256, 4096, 7}}) {
+    for (int M : {1, 3, 8, 13, 33, 64})
+      for (const Case& c : cases) {
+        const int N = c.N, K = c.K, n_out = c.act == Activation::SwiGLU ? N / 2 : N;
         SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                     " K=" + std::to_string(K) + " splits=" + std::to_string(splits));
-        Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * N);
+                     " K=" + std::to_string(K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name());
+        Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * n_out);
         X.random(rng, 1.0f, dt);
         W.random(rng, 1.0f / std::sqrt(float(K)), dt);
         Y.poison();
         skinny::SkinnyGemmOp op;
-        ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, N, K, hopper::Activation::None}, splits), "");
+        ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, N, K, c.act}, c.cfg), "");
         op.run(nullptr);
         BRAID_CUDA_CHECK(cudaDeviceSynchronize());
         Y.download();
-        std::vector<float> ref(size_t(M) * N, 0.f);
+        std::vector<float> acc(size_t(M) * N, 0.f), ref(size_t(M) * n_out);
         for (int m = 0; m < M; ++m)
           for (int k = 0; k < K; ++k) {
             const float x = to_float(X.h[size_t(m) * K + k], dt);
-            for (int n = 0; n < N; ++n) ref[size_t(m) * N + n] += x * to_float(W.h[size_t(k) * N + n], dt);
+            for (int n = 0; n < N; ++n) acc[size_t(m) * N + n] += x * to_float(W.h[size_t(k) * N + n], dt);
+          }
+        for (int m = 0; m < M; ++m)
+          for (int j = 0; j < n_out; ++j) {
+            const float* a = &acc[size_t(m) * N];
+            if (c.act == Activation::SwiGLU) {  // packed per 128: 64 gate columns, then their 64 up columns
+              const float gate = a[j / 64 * 128 + j % 64], up = a[j / 64 * 128 + 64 + j % 64];
+              ref[size_t(m) * n_out + j] = gate / (1.f + std::exp(-gate)) * up;
+            } else if (c.act == Activation::GeLU) {
+              ref[size_t(m) * n_out + j] = 0.5f * a[j] * (1.f + std::erf(a[j] * 0.70710678f));
+            } else {
+              ref[size_t(m) * n_out + j] = a[j];
+            }
           }
         EXPECT_LT(rel_error(ref, Y, dt), 1e-2);
         const std::vector<uint16_t> first = Y.h;
@@ -396,8 +419,11 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   skinny::SkinnyGemmOp op;
   uint16_t* p = nullptr;
   BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 16));
-  EXPECT_NE(op.prepare({DType::F16, p, p, p, 9, 256, 64, hopper::Activation::None}, 1).find("1 to 8 rows"), std::string::npos);
-  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 100, 64, hopper::Activation::None}, 1).find("multiple of 8"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 65, 256, 64, Activation::None}).find("1 to 64 rows"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 100, 64, Activation::None}).find("multiple of 8"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 192, 64, Activation::SwiGLU}).find("multiple of 128"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::ReLU}).find("no relu"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, {2, 5, 0}).find("stages"), std::string::npos);
   cudaFree(p);
 }
 

@@ -184,31 +184,31 @@ std::vector<MlpVariant> sync_variants() {
       v.push_back(x);
     }
   MlpVariant sk;  // split-K in both GEMMs, no R, row-major orders
-  sk.g1.splits = 3;
-  sk.g2.splits = 2;
-  sk.g1.order = sk.g2.order = OrderKind::RowMajor;
+  sk.g1.hopper.splits = 3;
+  sk.g2.hopper.splits = 2;
+  sk.g1.hopper.order = sk.g2.hopper.order = OrderKind::RowMajor;
   sk.weights_first = false;
   v.push_back(sk);
   MlpVariant wide;  // 128x256 tiles, few CTAs (consumer CTAs start while the producer still runs)
-  wide.g1.tile_n = 256;
-  wide.g1.ctas = 20;
-  wide.g2.tile_n = 256;
-  wide.g2.ctas = 30;
+  wide.g1.hopper.tile_n = 256;
+  wide.g1.hopper.ctas = 20;
+  wide.g2.hopper.tile_n = 256;
+  wide.g2.hopper.ctas = 30;
   v.push_back(wide);
   MlpVariant streamk;  // stream-K in both GEMMs, few CTAs: whole waves, then a shared tail
-  streamk.g1.stream_k = streamk.g2.stream_k = true;
-  streamk.g1.ctas = 9;
-  streamk.g2.ctas = 13;
+  streamk.g1.hopper.stream_k = streamk.g2.hopper.stream_k = true;
+  streamk.g1.hopper.ctas = 9;
+  streamk.g2.hopper.ctas = 13;
   v.push_back(streamk);
   MlpVariant streamk_row = streamk;  // RowSync over stream-K tiles, one CTA per SM
   streamk_row.sync = MlpVariant::Sync::RowSync;
-  streamk_row.g1.ctas = streamk_row.g2.ctas = 0;
+  streamk_row.g1.hopper.ctas = streamk_row.g2.hopper.ctas = 0;
   v.push_back(streamk_row);
   MlpVariant short_tiles;  // 64-row tiles, split-K GEMM 1, stream-K GEMM 2, RowSync
   short_tiles.sync = MlpVariant::Sync::RowSync;
-  short_tiles.g1.tile_m = short_tiles.g2.tile_m = 64;
-  short_tiles.g1.splits = 2;
-  short_tiles.g2.stream_k = true;
+  short_tiles.g1.hopper.tile_m = short_tiles.g2.hopper.tile_m = 64;
+  short_tiles.g1.hopper.splits = 2;
+  short_tiles.g2.hopper.stream_k = true;
   v.push_back(short_tiles);
   MlpVariant pdl_only;
   pdl_only.ordering = Ordering::StreamOrder;
@@ -217,63 +217,120 @@ std::vector<MlpVariant> sync_variants() {
   return v;
 }
 
+// Chains with the weight-streaming skinny GEMM (T <= 64): both stages skinny, or one of each, with
+// few CTAs so that tiles are cut between CTAs and consumer CTAs start while the producer runs.
+std::vector<MlpVariant> skinny_variants() {
+  using workloads::GemmChoice;
+  std::vector<MlpVariant> v;
+  for (Ordering o : {Ordering::PDL, Ordering::WaitKernel, Ordering::StreamOrder}) {
+    MlpVariant x;
+    x.ordering = o;
+    x.g1 = GemmChoice::skinny();
+    x.g2 = GemmChoice::skinny({2, 6, 0});
+    v.push_back(x);
+  }
+  MlpVariant few;  // 7 and 11 CTAs: every tile cut, RowSync, no R
+  few.g1 = GemmChoice::skinny({1, 4, 7});
+  few.g2 = GemmChoice::skinny({1, 4, 11});
+  few.sync = MlpVariant::Sync::RowSync;
+  few.weights_first = false;
+  v.push_back(few);
+  MlpVariant mixed1;  // skinny producer, Hopper consumer
+  mixed1.g1 = GemmChoice::skinny({1, 6, 0});
+  mixed1.g2.hopper.tile_m = 64;
+  v.push_back(mixed1);
+  MlpVariant mixed2;  // Hopper producer (64-row tiles, split-K), skinny consumer
+  mixed2.g1.hopper.tile_m = 64;
+  mixed2.g1.hopper.splits = 2;
+  mixed2.g2 = GemmChoice::skinny({2, 4, 0});
+  v.push_back(mixed2);
+  MlpVariant pdl_only;
+  pdl_only.ordering = Ordering::StreamOrder;
+  pdl_only.pdl_only = true;
+  pdl_only.g1 = GemmChoice::skinny();
+  pdl_only.g2 = GemmChoice::skinny();
+  v.push_back(pdl_only);
+  return v;
+}
+
 }  // namespace
 
-TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
-  std::mt19937 rng(3);
+namespace {
+
+// Every variant's output, run after run and under CUDA-graph replay, is bit-identical to the same
+// kernels (same tiles, splits, orders, CTA counts) run in stream order.
+void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants, std::mt19937& rng) {
   for (Activation act : {Activation::GeLU, Activation::SwiGLU}) {
     for (DType dt : {DType::F16, DType::BF16}) {
-      const int T = 333, H = 1024, F = 1536, F1 = act == Activation::SwiGLU ? 2 * F : F;
+      const int H = 1024, F = 1536, F1 = act == Activation::SwiGLU ? 2 * F : F;
       MlpBuffers b(T, H, F, F1);
       b.X.random(rng, 1.0f, dt);
       b.W1.random(rng, 2.0f / std::sqrt(float(H)), dt);
       b.W2.random(rng, 2.0f / std::sqrt(float(F)), dt);
       const MlpProblem p{dt, act, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d};
-      for (const MlpVariant& v : sync_variants()) {
-        if (act == Activation::SwiGLU && v.g1.tile_n == 256) continue;  // W1 is packed for tile_n 128
-        SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
-        // Reference: the same kernels (same tiles, splits, orders) in stream order.
-        MlpVariant stream = v;
-        stream.ordering = Ordering::StreamOrder;
-        stream.pdl_only = false;
-        Mlp ref(p, stream);
-        b.Y.poison();
-        ref.run(nullptr);
-        ref.check(nullptr);
-        b.Y.download();
-        const std::vector<uint16_t> expect = b.Y.h;
-        for (size_t i = 0; i < expect.size(); ++i) ASSERT_TRUE(std::isfinite(to_float(expect[i], dt))) << i;
-        Mlp m(p, v, ChainOptions{true, v.weights_first, 5000, false});
-        cudaStream_t s;
-        BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        for (int rep = 0; rep < 4; ++rep) {
+      for (const MlpVariant& v : variants) {
+        try {
+          if (act == Activation::SwiGLU && v.g1.hopper.tile_n == 256) continue;  // W1 is packed for tile_n 128
+          SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
+          // Reference: the same kernels (same tiles, splits, orders) in stream order.
+          MlpVariant stream = v;
+          stream.ordering = Ordering::StreamOrder;
+          stream.pdl_only = false;
+          Mlp ref(p, stream);
           b.Y.poison();
-          b.Hid.poison();
+          ref.run(nullptr);
+          ref.check(nullptr);
+          b.Y.download();
+          const std::vector<uint16_t> expect = b.Y.h;
+          for (size_t i = 0; i < expect.size(); ++i) ASSERT_TRUE(std::isfinite(to_float(expect[i], dt))) << i;
+          Mlp m(p, v, ChainOptions{true, v.weights_first, 5000, false});
+          cudaStream_t s;
+          BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+          for (int rep = 0; rep < 4; ++rep) {
+            b.Y.poison();
+            b.Hid.poison();
+            m.run(s);
+            m.check(s);
+            b.Y.download();
+            ASSERT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0) << "rep " << rep;
+          }
+          // CUDA graph replays (the run counters live on the device).
+          cudaGraph_t graph;
+          cudaGraphExec_t exec;
+          BRAID_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
           m.run(s);
+          BRAID_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+          BRAID_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+          for (int rep = 0; rep < 20; ++rep) BRAID_CUDA_CHECK(cudaGraphLaunch(exec, s));
+          b.Y.poison();
+          BRAID_CUDA_CHECK(cudaGraphLaunch(exec, s));
           m.check(s);
           b.Y.download();
-          ASSERT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0) << "rep " << rep;
+          EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0) << "graph replay";
+          cudaGraphExecDestroy(exec);
+          cudaGraphDestroy(graph);
+          cudaStreamDestroy(s);
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "T=" << T << " " << activation_name(act) << " " << dtype_name(dt) << " " << v.name() << ": "
+                        << e.what();
         }
-        // CUDA graph replays (the run counters live on the device).
-        cudaGraph_t graph;
-        cudaGraphExec_t exec;
-        BRAID_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-        m.run(s);
-        BRAID_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
-        BRAID_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-        for (int rep = 0; rep < 20; ++rep) BRAID_CUDA_CHECK(cudaGraphLaunch(exec, s));
-        b.Y.poison();
-        BRAID_CUDA_CHECK(cudaGraphLaunch(exec, s));
-        m.check(s);
-        b.Y.download();
-        EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0) << "graph replay";
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
-        cudaStreamDestroy(s);
       }
     }
   }
 }
+
+}  // namespace
+
+TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
+  std::mt19937 rng(3);
+  expect_chains_bit_identical(333, sync_variants(), rng);
+}
+
+TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
+  std::mt19937 rng(4);
+  for (int T : {1, 5, 37}) expect_chains_bit_identical(T, skinny_variants(), rng);
+}
+
 
 TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
   std::mt19937 rng(5);

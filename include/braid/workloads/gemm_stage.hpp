@@ -1,7 +1,8 @@
 // workloads::GemmStage: one GEMM stage of a chain, on the kernel its configuration names -- braid's
 // persistent Hopper GEMM (hopper::GemmOp: TMA + wgmma; tiles, split-K, stream-K, tile order), or the
-// weight-streaming skinny GEMM for M <= 8 rows (skinny::SkinnyGemmOp: decode). Both take the same
-// arguments, wait for their produced A operand and post their tiles, so a workload picks per stage.
+// weight-streaming skinny GEMM for M <= 64 rows (skinny::SkinnyGemmOp: decode, small token counts).
+// Both take the same arguments, wait for their produced A operand and post their tiles, so a workload
+// picks per stage.
 #pragma once
 #include <string>
 
@@ -11,35 +12,40 @@
 namespace braid::workloads {
 
 struct GemmChoice {
-  hopper::GemmConfig hopper;  // used when skinny_splits == 0
-  int skinny_splits = 0;      // > 0: the skinny GEMM with this many K splits
+  hopper::GemmConfig hopper;  // used unless is_skinny
+  bool is_skinny = false;
+  skinny::SkinnyConfig skinny_config;
   GemmChoice(const hopper::GemmConfig& c = {}) : hopper(c) {}  // NOLINT: a config is a choice
-  static GemmChoice skinny(int splits) {
+  static GemmChoice skinny(const skinny::SkinnyConfig& c = {}) {
     GemmChoice g;
-    g.skinny_splits = splits;
+    g.is_skinny = true;
+    g.skinny_config = c;
     return g;
   }
-  std::string name() const { return skinny_splits ? "skinny-s" + std::to_string(skinny_splits) : hopper.name(); }
-  // The stage's tile order (the skinny GEMM's tiles follow its launch grid: row-major).
-  OrderKind order() const { return skinny_splits ? OrderKind::RowMajor : hopper.order; }
+  std::string name() const { return is_skinny ? skinny_config.name() : hopper.name(); }
+  // The stage's tile order (the skinny GEMM's tiles are taken in column order: row-major on its 1-row grid).
+  OrderKind order() const { return is_skinny ? OrderKind::RowMajor : hopper.order; }
+  // Width of the column blocks a SwiGLU weight must be packed in (hopper::pack_swiglu_columns).
+  int swiglu_pack() const { return is_skinny ? skinny::kTileCols : hopper.tile_n; }
 };
 
 class GemmStage {
  public:
   std::string prepare(const hopper::GemmArgs& a, const GemmChoice& c) {
     choice_ = c;
-    return c.skinny_splits ? skinny_.prepare(a, c.skinny_splits) : hopper_.prepare(a, c.hopper);
+    return c.is_skinny ? skinny_.prepare(a, c.skinny_config) : hopper_.prepare(a, c.hopper);
   }
-  Grid grid() const { return choice_.skinny_splits ? skinny_.grid() : hopper_.grid(); }
-  TileShape tile() const { return choice_.skinny_splits ? skinny_.tile() : hopper_.tile(); }
-  int ctas() const { return choice_.skinny_splits ? skinny_.ctas() : hopper_.ctas(); }
+  Grid grid() const { return choice_.is_skinny ? skinny_.grid() : hopper_.grid(); }
+  TileShape tile() const { return choice_.is_skinny ? skinny_.tile() : hopper_.tile(); }
+  int ctas() const { return choice_.is_skinny ? skinny_.ctas() : hopper_.ctas(); }
+  int occupancy() const { return choice_.is_skinny ? skinny_.ctas_per_sm() : 1; }
   const GemmChoice& choice() const { return choice_; }
   void launch(const LaunchCtx& ctx) const {
-    if (choice_.skinny_splits) skinny_.launch(ctx);
+    if (choice_.is_skinny) skinny_.launch(ctx);
     else hopper_.launch(ctx);
   }
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const {
-    if (choice_.skinny_splits) skinny_.run(s, pdl, trigger);
+    if (choice_.is_skinny) skinny_.run(s, pdl, trigger);
     else hopper_.run(s, pdl, trigger);
   }
 

@@ -1,9 +1,10 @@
 // braid::workloads::Mlp: the transformer MLP of one tensor-parallel GPU as a tile-synchronized chain
-// of braid's Hopper GEMMs (issue 3).
+// of two GEMM stages (issue 3), each braid's Hopper GEMM or, for T <= 64 tokens, the weight-streaming
+// skinny GEMM (workloads::GemmChoice).
 //
 //   GPT-3: Y[T,H] = GeLU(X[T,H] . W1[H,F]) . W2[F,H]
 //   LLaMA: Y[T,H] = (silu(X.Wg) * (X.Wu)) . W2[F,H]   with W1 = [Wg | Wu] packed by
-//          hopper::pack_swiglu_columns (tile_n of GEMM 1), so GEMM 1's epilogue writes the product.
+//          hopper::pack_swiglu_columns (width g1.swiglu_pack()), so GEMM 1's epilogue writes the product.
 //
 //   workloads::Mlp mlp({DType::F16, Activation::GeLU, T, H, F, X, W1, W2, Hid, Y}, variant);
 //   mlp.run(stream);            // one forward: GEMM 1 -> Hid -> GEMM 2 -> Y, graph-capturable
@@ -20,6 +21,7 @@
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/gemm_chain_plan.hpp"
+#include "braid/workloads/gemm_stage.hpp"
 
 namespace braid::workloads {
 
@@ -28,19 +30,19 @@ struct MlpProblem {
   hopper::Activation act = hopper::Activation::GeLU;  // GeLU (GPT-3) or SwiGLU (LLaMA)
   int T = 0, H = 0, F = 0;
   const void* X = nullptr;   // [T, H]
-  const void* W1 = nullptr;  // [H, F] (GeLU) or [H, 2F] packed gate|up (SwiGLU)
+  const void* W1 = nullptr;  // [H, F] (GeLU) or [H, 2F] packed gate|up per g1.swiglu_pack() (SwiGLU)
   const void* W2 = nullptr;  // [F, H]
   void* Hid = nullptr;       // [T, F], the activation output
   void* Y = nullptr;         // [T, H]
 };
 
 struct MlpVariant {
-  hopper::GemmConfig g1, g2;
+  GemmChoice g1, g2;
   enum class Sync : uint8_t { TileSync, RowSync } sync = Sync::TileSync;
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
   bool pdl_only = false;              // with StreamOrder: GEMM 2 launched with PDL (prologue overlap only)
   bool weights_first = true;          // R: GEMM 2 loads its weights before waiting for Hid
-  // The stages' tile orders are g1.order and g2.order.
+  // The stages' tile orders are g1.order() and g2.order().
 
   std::string name() const {
     std::string n = ordering == Ordering::StreamOrder ? (pdl_only ? "pdl-only" : "stream")
@@ -62,15 +64,17 @@ class Mlp {
     if (auto why = g2_.prepare({p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2); !why.empty())
       throw PlanError("Mlp GEMM 2: " + why);
     const GroupPolicy pol = v.sync == MlpVariant::Sync::RowSync ? RowSync() : TileSync();
-    GemmStageDesc s1{"gemm1", p.T, p.F, p.H, -1, -1, pol, v.g1.order};
+    GemmStageDesc s1{"gemm1", p.T, p.F, p.H, -1, -1, pol, v.g1.order()};
     s1.tile_m = int(g1_.tile().rows);
     s1.tile_n = int(g1_.tile().cols);
-    GemmStageDesc s2{"gemm2", p.T, p.H, p.F, 0, -1, TileSync(), v.g2.order};
+    GemmStageDesc s2{"gemm2", p.T, p.H, p.F, 0, -1, TileSync(), v.g2.order()};
     s2.tile_m = int(g2_.tile().rows);
     s2.tile_n = int(g2_.tile().cols);
     Plan plan = make_gemm_chain_plan("mlp", {s1, s2}, GemmTile{hopper::kTileM, 128, hopper::kTileK});
     plan.stages[0].block_count = uint32_t(g1_.ctas());
     plan.stages[1].block_count = uint32_t(g2_.ctas());
+    plan.stages[0].occupancy = uint32_t(g1_.occupancy());
+    plan.stages[1].occupancy = uint32_t(g2_.occupancy());
     opt.weights_first = v.weights_first;
     chain_ = std::make_unique<Chain>(plan, std::vector<TileShape>{g1_.tile(), g2_.tile()}, opt);
     chain_->set_launcher(0, [this](const LaunchCtx& c) { g1_.launch(c); });
@@ -88,15 +92,15 @@ class Mlp {
   void check(cudaStream_t s) { chain_->check(s); }
 
   Chain& chain() { return *chain_; }
-  const hopper::GemmOp& gemm1() const { return g1_; }
-  const hopper::GemmOp& gemm2() const { return g2_; }
+  const GemmStage& gemm1() const { return g1_; }
+  const GemmStage& gemm2() const { return g2_; }
   const MlpProblem& problem() const { return p_; }
   const MlpVariant& variant() const { return v_; }
 
  private:
   MlpProblem p_;
   MlpVariant v_;
-  hopper::GemmOp g1_, g2_;
+  GemmStage g1_, g2_;
   std::unique_ptr<Chain> chain_;
 };
 

@@ -1,16 +1,35 @@
-// braid's weight-streaming GEMM for a few rows (decode: M = batch <= 8 tokens): Y[M, N] = X[M, K] . W[K, N],
-// fp16/bf16 in, fp32 accumulation, as a stage of a tile-synchronized chain.
+// braid's weight-streaming GEMM for few rows (decode and small token counts: M <= 64):
+// Y[M, N] = act(X[M, K] . W[K, N]), fp16/bf16 in, fp32 accumulation, as a stage of a tile-synchronized
+// chain.
 //
-// With M <= 8 a GEMM is a read of W at memory bandwidth; what matters is keeping enough bytes of W in
-// flight and not wasting a tensor-core tile on 8 useful rows. So: CUDA cores, no shared-memory staging
-// of W. A CTA owns 256 columns and a K range (split-K over CTAs for parallelism); each of its 8 warps
-// streams every 8th row of W in its range, each lane 16 bytes (8 columns) per row, 4 rows in flight per
-// lane (ld.global.nc, L1 no-allocate: W is never produced by the chain), multiplying by X held in
-// shared memory as fp32. The warps' partial sums are added in warp order; K splits are added by the
-// last CTA of a column tile to arrive, in split order: deterministic, so bit-identical in every order.
+// With M <= 64 a GEMM is a read of W at memory bandwidth (the weights are 95-99% of the bytes): what
+// matters is keeping enough bytes of W in flight on every SM, spreading them evenly over the SMs, and
+// spending few instructions per byte. So:
+//  - Tensor cores, transposed: Y^T = W^T . X^T with mma.sync m16n8k16, W^T the 16-row A operand
+//    (ldmatrix.trans from W's row-major tile) and X^T the 8-wide B operand: the MMA's N dimension is
+//    the token dimension, so M = 8 wastes nothing (M = 1 wastes 7/8 of an MMA that costs ~nothing
+//    next to its 512 bytes of W). One MMA per 16x16 block of W per 8 rows, instead of 64 CUDA-core
+//    FMAs per 16 bytes.
+//  - A ring of STAGES (W[64 x 128] + X[MR x 64]) chunks per CTA, loaded by TMA (thread 0 issues three
+//    box loads per chunk, completing on the stage's mbarrier; W with an L2 evict-first hint) in the
+//    128-byte swizzle, so the ldmatrix reads are conflict-free. (A cp.async version -- 16 bytes per
+//    thread and copy -- streamed the weights at 2.5 TB/s on an H100.)
+//  - Stream-K over persistent CTAs: the work is tiles x K-chunks (128 columns x 64 rows of W) laid out
+//    tile by tile, and CTA j takes the contiguous range [j U / G, (j+1) U / G): every CTA streams the
+//    same number of bytes (no wave quantization at any N). A tile cut between CTAs is reduced by the
+//    last of its CTAs to arrive, adding the partial sums in CTA (= K) order: bit-identical however the
+//    CTAs ran, so a synchronized chain matches stream order exactly.
+//  - Each of the 8 warps owns 16 of the tile's 128 columns over all K (no cross-warp reduction);
+//    the epilogue applies the activation from the accumulators: GeLU, or SwiGLU with W's columns
+//    packed per 128 (hopper::pack_swiglu_columns with tile_n 128: 64 gate then 64 up columns), where
+//    the "up" warps hand their sums to the "gate" warps through shared memory and the tile's output
+//    is 64 columns wide.
 //
-// braid's tile is (256 columns, all M rows): the CTA waits for the producer tiles of X's rows over its K
-// range before reading X (skipped once the producer stage has completed), and the reducing CTA posts.
+// braid's tile: (all M rows, 128 output columns; 64 with SwiGLU). Waits: before loading an X chunk,
+// for the producer tiles of X's rows over the chunk's 64 columns (probing ahead over the rest of the
+// CTA's range of that tile; skipped once the producer stage has completed: producer_complete). W, never produced, is loaded
+// before any wait (optimization R, kWeightsFirst) and before the PDL wait of an unsynchronized launch.
+// The CTA that completes a tile posts it.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -19,169 +38,278 @@
 
 #include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
+#include "braid/kernels/attention/mma_sm80.cuh"
+#include "braid/kernels/common/tma_sm90.cuh"
+#include "braid/kernels/hopper/gemm_config.hpp"
+#include "braid/kernels/skinny/skinny_config.hpp"
 
 namespace braid::skinny {
 
-constexpr int kMaxRows = 8;
-constexpr int kTileCols = 256;  // 32 lanes x 8 columns
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kRowsInFlight = 8;  // W rows per lane per step (128 bytes in flight per lane)
+constexpr int kMaxReduce = 8;   // contributions loaded at once by a tile's reducing CTA
 
-struct SkinnyParams {
+struct alignas(64) SkinnyParams {
+  CUtensorMap w_map;  // W [K rows, N cols], 64 x 64 boxes
+  CUtensorMap x_map;  // X [M rows, K cols], 64-column x MR-row boxes
   const void* X = nullptr;  // [M, K]
   const void* W = nullptr;  // [K, N]
-  void* Y = nullptr;        // [M, N]
+  void* Y = nullptr;        // [M, N] (SwiGLU: [M, N / 2])
   int M = 0, N = 0, K = 0;
-  int splits = 1, k_per_split = 0;
-  float* partials = nullptr;     // splits > 1: [col tiles][splits][M][256]
-  uint32_t* arrivals = nullptr;  //             [col tiles], zero between launches
+  hopper::Activation act = hopper::Activation::None;
+  int tiles = 0, chunks_per_tile = 0;  // tiles = ceil(N / 128), chunks_per_tile = ceil(K / 64)
+  float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
+  uint32_t* arrivals = nullptr;        // [tiles], zero between launches
+};
+
+// Shared memory of one instantiation: the ring (1024-byte aligned for the swizzle), and the SwiGLU
+// hand-over of the "up" warps' sums. A stage: W as two 64-column boxes of 64 rows x 128 bytes, then X.
+template <int MR, int STAGES>
+struct SkinnySmem {
+  static constexpr int kWBoxBytes = kChunkK * 128;         // 8 KB: 64 rows x 64 columns
+  static constexpr int kWBytes = 2 * kWBoxBytes;           // 16 KB
+  static constexpr int kXBytes = MR * kChunkK * 2;         // MR rows of 128 bytes
+  static constexpr int kStageBytes = kWBytes + kXBytes;    // a multiple of 1024
+  static constexpr int kRingBytes = STAGES * kStageBytes;
+  static constexpr int kSwigluBytes = (kWarps / 2) * (MR / 8) * 32 * 16;
+  static constexpr size_t bytes(bool swiglu) { return 1024 + size_t(kRingBytes) + (swiglu ? kSwigluBytes : 0); }
 };
 
 namespace detail {
 
-__device__ __forceinline__ uint4 ld_stream(const void* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
-  return v;
+__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+
+// The CTA whose unit range holds unit u (the inverse of u_begin(j) = j U / G).
+__device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
+  return uint32_t(((u + 1) * G - 1) / U);
 }
-__device__ __forceinline__ void unpack8(uint4 v, __half, float (&f)[8]) {
-  const __half2* h = reinterpret_cast<const __half2*>(&v);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 t = __half22float2(h[i]);
-    f[2 * i] = t.x;
-    f[2 * i + 1] = t.y;
-  }
-}
-__device__ __forceinline__ void unpack8(uint4 v, __nv_bfloat16, float (&f)[8]) {
-  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&v);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 t = __bfloat1622float2(h[i]);
-    f[2 * i] = t.x;
-    f[2 * i + 1] = t.y;
-  }
-}
-__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ void store(__half* p, float v) { *p = __float2half_rn(v); }
-__device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+__device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
 
 }  // namespace detail
 
-// MR: rows computed (>= M, a power of two <= 8). Grid: (column tiles, splits). Dynamic shared memory:
-// max(MR * k_per_split, kWarps * MR * 256) floats.
-template <class T, int MR>
-__global__ void __launch_bounds__(kThreads) skinny_gemm_kernel(const SkinnyParams p, const StageParams sp) {
-  extern __shared__ __align__(16) float sm[];
+// MR: rows computed (a multiple of 8 >= M). Grid: (G persistent CTAs), G <= tiles x chunks_per_tile.
+// Dynamic shared memory: SkinnySmem<MR, STAGES>::bytes(act == SwiGLU).
+template <class T, int MR, int STAGES>
+__global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
+                                                                   const StageParams sp) {
+  using Smem = SkinnySmem<MR, STAGES>;
+  using Mma = attention::mma::Mma<T>;
+  constexpr int MB = MR / 8;  // 8-row blocks of X (the MMA's N dimension)
+  extern __shared__ __align__(128) uint8_t smem_raw[];
   __shared__ BlockSync bs;
   __shared__ uint32_t s_last;
-  begin_grid_block(sp, bs);
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int ct = blockIdx.x, split = blockIdx.y;
-  const Tile tile{uint32_t(ct), 0, 0};
-  const int n0 = ct * kTileCols, n = n0 + lane * 8;
-  const int k_begin = split * p.k_per_split, k_end = min(p.K, k_begin + p.k_per_split);
-  const int kn = max(0, k_end - k_begin);
-
-  // X's rows over [k_begin, k_end), as fp32 in shared memory (produced: wait first, read through L2).
-  if (kn > 0 && !producer_complete(sp, bs, 0) &&
-      !wait_rect(sp, bs, 0, 0, uint32_t(p.M - 1), uint32_t(k_begin), uint32_t(k_end - 1), tile))
-    return;
-  const T* X = static_cast<const T*>(p.X);
-  for (int i = tid; i < MR * kn; i += kThreads) {
-    const int m = i / kn, k = i % kn;
-    sm[m * kn + k] = m < p.M ? detail::to_f(__ldcg(X + size_t(m) * p.K + k_begin + k)) : 0.f;
+  __shared__ __align__(8) uint64_t full[STAGES];  // stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1
+  uint8_t* smem = smem_raw + ((1024 - attention::mma::smem_u32(smem_raw) % 1024) % 1024);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) tma::init(&full[s], 1);
+    tma::fence_init();
+    tma::prefetch_map(&p.w_map);
+    tma::prefetch_map(&p.x_map);
   }
-  __syncthreads();
+  begin_block(sp, bs);  // (its barrier publishes the initialized mbarriers)
+  if (sp.trace != nullptr && threadIdx.x == 0) {
+    bs.t_start = ptx::globaltimer_ns();
+    bs.wait_ns = 0;
+  }
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const uint32_t G = gridDim.x, me = blockIdx.x;
+  const uint32_t cpt = uint32_t(p.chunks_per_tile);
+  const uint64_t U = uint64_t(p.tiles) * cpt;
+  const uint32_t u_begin = detail::unit_begin(me, U, G), u_end = detail::unit_begin(me + 1, U, G);
+  const int n_units = int(u_end - u_begin);
+  const uint32_t ring = attention::mma::smem_u32(smem);
+  bool need_wait = false;  // X is produced and its producer has not completed this run
 
-  float acc[MR][8];
-#pragma unroll
-  for (int m = 0; m < MR; ++m)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) acc[m][j] = 0.f;
-  if (n < p.N) {
-    const char* W = static_cast<const char*>(p.W) + (size_t(k_begin) * p.N + n) * sizeof(T);
-    const size_t row_bytes = size_t(p.N) * sizeof(T);
-    for (int k = warp; k < kn; k += kWarps * kRowsInFlight) {
-      uint4 v[kRowsInFlight];
-#pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        const int kk = k + u * kWarps;
-        v[u] = kk < kn ? detail::ld_stream(W + size_t(kk) * row_bytes) : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        const int kk = k + u * kWarps;
-        if (kk >= kn) break;
-        float w[8];
-        detail::unpack8(v[u], T{}, w);
-#pragma unroll
-        for (int m = 0; m < MR; ++m) {
-          const float x = sm[m * kn + kk];
-#pragma unroll
-          for (int j = 0; j < 8; ++j) acc[m][j] = fmaf(x, w[j], acc[m][j]);
-        }
+  // Unit u_begin + i -> ring stage i % STAGES, issued by thread 0: the stage's byte count, W's two
+  // boxes, and (after the waits for it) X's box. Rows past K or N, and X rows past M, arrive as zeros.
+  const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
+  auto load_w = [&](int i) {
+    if (tid != 0) return;
+    const uint32_t u = u_begin + uint32_t(i);
+    const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
+    const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
+    uint64_t* bar = &full[i % STAGES];
+    tma::arrive_expect_tx(bar, Smem::kStageBytes);
+    tma::load_2d(dst, &p.w_map, n0, k0, bar, w_policy);
+    tma::load_2d(dst + Smem::kWBoxBytes, &p.w_map, n0 + 64, k0, bar, w_policy);
+  };
+  auto load_x = [&](int i) {
+    if (tid != 0) return;
+    const uint32_t u = u_begin + uint32_t(i);
+    const int k0 = int(u % cpt) * kChunkK;
+    const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
+    if (need_wait || sp.has(kSync)) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads
+    tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
+  };
+  // Before loading unit i's X chunk: wait until X's rows over the chunk's K columns are complete.
+  // Block-uniform. `ready_until` (every thread's copy is the same) marks the columns known ready in
+  // the current segment (a tile's units in this CTA); past it, warp 0 probes up to 32 producer tiles
+  // at once, up to the segment's last column (ColumnWaiterWarp: one L2 round trip clears a run of
+  // complete tiles; a serial acquire per tile cost the consumer ~1 us each), and shares the new
+  // bound. So a chunk waits only for the tiles it reads, and a wait already satisfied costs a
+  // comparison. A failed wait (bounded mode) clears bs.ok: nothing is posted, later waits are skipped,
+  // and the chain's check() reports the stuck semaphore.
+  __shared__ uint32_t s_ready;
+  uint32_t ready_until = 0;
+  ColumnWaiterWarp waiter;
+  auto wait_unit = [&](int i) {
+    if (!need_wait) return;
+    const uint32_t u = u_begin + uint32_t(i), t = u / cpt;
+    const uint32_t k_lo = (u % cpt) * kChunkK, k_hi = min(uint32_t(p.K), k_lo + kChunkK) - 1;
+    if (i == 0 || u % cpt == 0) ready_until = k_lo;  // a new segment
+    if (k_hi < ready_until) return;
+    if (warp == 0) {
+      const uint32_t last = min(u_end - 1, t * cpt + cpt - 1);
+      const uint32_t k_last = min(uint32_t(p.K), (last % cpt + 1) * kChunkK) - 1;
+      waiter.ready_until = ready_until;
+      bool acquired = false;
+      const bool ok = waiter.wait(sp, bs.epoch, 0, 0, uint32_t(p.M - 1), k_hi, k_last, Tile{t, 0, 0}, &bs.wait_ns, acquired);
+      if (lane == 0) {
+        s_ready = ok ? waiter.ready_until : 0xffffffffu;
+        if (!ok) bs.ok = 0;
       }
     }
+    __syncthreads();  // warp 0's acquire (fence + barrier) orders every thread's later loads of X
+    ready_until = s_ready;
+    if (ready_until == 0xffffffffu) need_wait = false;
+    __syncthreads();  // every thread has read s_ready before warp 0 may rewrite it
+  };
+
+  const bool weights_first = !sp.has(kSync) || sp.has(kWeightsFirst);
+  const int pre = min(STAGES - 1, n_units);
+  if (weights_first)
+    for (int i = 0; i < pre; ++i) load_w(i);
+  if (!sp.has(kSync)) ptx::pdl_wait_primary();  // stream order: X (and Y) belong to the primary until it ends
+  need_wait = sp.num_inputs > 0 && !producer_complete(sp, bs, 0);  // (a first stage has no X producer)
+  for (int i = 0; i < pre; ++i) {
+    if (!weights_first) load_w(i);
+    wait_unit(i);
+    load_x(i);
   }
-  __syncthreads();  // X's slice is dead: the buffer now holds the warps' partial sums
+
+  float acc[MB][4];
 #pragma unroll
-  for (int m = 0; m < MR; ++m)
+  for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
+  const int g = lane / 4, c2 = 2 * (lane % 4);
+
+  // Output of a complete tile t from its sums v: activation, store, post.
+  float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
+  auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
+    T* Y = static_cast<T*>(p.Y);
+    if (p.act == hopper::Activation::SwiGLU) {
+      const int n_out = p.N / 2;
+      if (warp >= kWarps / 2)
 #pragma unroll
-    for (int j = 0; j < 8; j += 4)
-      *reinterpret_cast<float4*>(sm + (warp * MR + m) * kTileCols + lane * 8 + j) =
-          make_float4(acc[m][j], acc[m][j + 1], acc[m][j + 2], acc[m][j + 3]);
-  __syncthreads();
-  // Thread tid sums column tid over the warps in warp order.
-  const int c = tid, col = n0 + c;
-  float sum[MR];
+        for (int b = 0; b < MB; ++b)
+          xchg[((warp - kWarps / 2) * MB + b) * 32 + lane] = make_float4(v[b][0], v[b][1], v[b][2], v[b][3]);
+      __syncthreads();
+      if (warp < kWarps / 2)
 #pragma unroll
-  for (int m = 0; m < MR; ++m) {
-    float s = 0.f;
+        for (int b = 0; b < MB; ++b) {
+          const float4 up = xchg[(warp * MB + b) * 32 + lane];
+          const float u4[4] = {up.x, up.y, up.z, up.w};
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) s += sm[(w * MR + m) * kTileCols + c];
-    sum[m] = s;
-  }
-  T* Y = static_cast<T*>(p.Y);
-  bool post_tile = true;
-  if (p.splits == 1) {
-    if (col < p.N)
+          for (int e = 0; e < 4; ++e) {
+            const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
+            if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(detail::silu(v[b][e]) * u4[e]);
+          }
+        }
+    } else {
+      const bool gelu = p.act == hopper::Activation::GeLU;
 #pragma unroll
-      for (int m = 0; m < MR; ++m)
-        if (m < p.M) detail::store(Y + size_t(m) * p.N + col, sum[m]);
-  } else {
-    float* part = p.partials + (size_t(ct) * p.splits + split) * MR * kTileCols;
+      for (int b = 0; b < MB; ++b)
 #pragma unroll
-    for (int m = 0; m < MR; ++m) part[m * kTileCols + c] = sum[m];
+        for (int e = 0; e < 4; ++e) {
+          const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
+          if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? detail::gelu_erf(v[b][e]) : v[b][e]);
+        }
+    }
+    post(sp, bs, Tile{t, 0, 0});  // (its barrier also retires the SwiGLU hand-over before reuse)
+  };
+
+  // End of a segment of tile t that started at unit u0 and ends at unit u.
+  auto finish_segment = [&](uint32_t t, uint32_t u0, uint32_t u) {
+    if (u0 % cpt == 0 && u % cpt == cpt - 1) {  // the whole tile is this CTA's
+      finish_tile(t, acc);
+      return;
+    }
+    const uint32_t first = detail::owner(uint64_t(t) * cpt, U, G), last = detail::owner(uint64_t(t) * cpt + cpt - 1, U, G);
+    auto slot_of = [&](uint32_t j) {  // a CTA's first tile -> slot 0, its last (cut) tile -> slot 1
+      const uint32_t s = detail::unit_begin(j, U, G) / cpt == t ? 0u : 1u;
+      return p.partials + ((size_t(j) * 2 + s) * kWarps + warp) * MB * 32 + lane;
+    };
+    float4* mine = slot_of(me);
+#pragma unroll
+    for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
     __threadfence();
     __syncthreads();
-    if (tid == 0) s_last = atomicAdd(p.arrivals + ct, 1u) == uint32_t(p.splits - 1) ? 1u : 0u;
+    if (tid == 0) s_last = atomicAdd(p.arrivals + t, 1u) == last - first ? 1u : 0u;
     __syncthreads();
-    post_tile = s_last != 0;
-    if (post_tile) {
-      __threadfence();
-      if (tid == 0) p.arrivals[ct] = 0;
-      const float* base = p.partials + size_t(ct) * p.splits * MR * kTileCols;
-      for (int m = 0; m < p.M; ++m) {
-        float s = 0.f;
-        int sidx = 0;
-        for (; sidx + 4 <= p.splits; sidx += 4) {  // 4 loads in flight, added in split order
-          float v[4];
+    if (s_last == 0) return;
+    __threadfence();
+    if (tid == 0) p.arrivals[t] = 0;
+    float sum[MB][4];
 #pragma unroll
-          for (int u = 0; u < 4; ++u) v[u] = __ldcg(base + (size_t(sidx + u) * MR + m) * kTileCols + c);
+    for (int b = 0; b < MB; ++b) {
+      sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+      for (uint32_t j0 = first; j0 <= last; j0 += kMaxReduce) {  // loads in flight, then added in CTA order
+        float4 v[kMaxReduce];
 #pragma unroll
-          for (int u = 0; u < 4; ++u) s += v[u];
+        for (int q = 0; q < kMaxReduce; ++q) {
+          const uint32_t j = j0 + q;
+          v[q] = j <= last && j != me ? __ldcg(slot_of(j) + b * 32) : make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
         }
-        for (; sidx < p.splits; ++sidx) s += __ldcg(base + (size_t(sidx) * MR + m) * kTileCols + c);
-        if (col < p.N) detail::store(Y + size_t(m) * p.N + col, s);
+#pragma unroll
+        for (int q = 0; q < kMaxReduce; ++q)
+          if (j0 + q <= last) {
+            sum[b][0] += v[q].x;
+            sum[b][1] += v[q].y;
+            sum[b][2] += v[q].z;
+            sum[b][3] += v[q].w;
+          }
       }
     }
+    finish_tile(t, sum);
+  };
+
+  uint32_t seg_start = u_begin;
+  for (int i = 0; i < n_units; ++i) {
+    __syncthreads();  // stage i - 1 (refilled below) is consumed by every warp
+    if (const int nx = i + STAGES - 1; nx < n_units) {
+      load_w(nx);
+      wait_unit(nx);
+      load_x(nx);
+    }
+    tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+
+    const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes, x_st = w_st + Smem::kWBytes;
+#pragma unroll
+    for (int kp = 0; kp < kChunkK / 32; ++kp) {  // two 16-deep k-steps per X fragment load
+      uint32_t xb[MB][4];
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+        const int m = 8 * b + (lane & 7), c = 4 * kp + (lane >> 3);
+        attention::mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb[b]);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), c = 2 * warp + (q & 1);
+        uint32_t a[4];  // 16-byte chunk c of the 128-column row r: box c / 8, chunk c % 8 of its 128-byte row
+        attention::mma::ldsm_x4_trans(w_st + (c / 8) * Smem::kWBoxBytes + r * 128 + (((c % 8) ^ (r & 7)) << 4), a);
+#pragma unroll
+        for (int b = 0; b < MB; ++b) Mma::run(acc[b], a, xb[b][2 * h], xb[b][2 * h + 1]);
+      }
+    }
+
+    const uint32_t u = u_begin + uint32_t(i);
+    if (i == n_units - 1 || u % cpt == cpt - 1) {
+      finish_segment(u / cpt, seg_start, u);
+      seg_start = u + 1;
+#pragma unroll
+      for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
+    }
   }
-  if (post_tile) post(sp, bs, tile);
   end_block(sp, bs);
 }
 

@@ -1,11 +1,12 @@
-// braid::skinny::SkinnyGemmOp: the weight-streaming GEMM for M <= 8 rows (skinny_gemm.cuh) behind a
-// plain host interface, the counterpart of hopper::GemmOp for decode-sized problems.
+// braid::skinny::SkinnyGemmOp: the weight-streaming GEMM for M <= 64 rows (skinny_gemm.cuh) behind a
+// plain host interface, the counterpart of hopper::GemmOp for decode-sized and small-batch problems.
 //
 //   skinny::SkinnyGemmOp g;
-//   if (auto why = g.prepare({DType::F16, X, W, Y, M, N, K}, /*splits=*/8); !why.empty()) ...
+//   if (auto why = g.prepare({DType::F16, X, W, Y, M, N, K, Activation::GeLU}, SkinnyConfig{}); !why.empty()) ...
 //   g.run(stream);
 //
-// braid's tiles: (256 columns, all M rows), grid() = (ceil(N / 256), 1).
+// braid's tiles: (all M rows, 128 output columns; 64 with SwiGLU), grid() = (ceil(N / 128), 1).
+// The launch is persistent: ctas() CTAs share the tiles x K-chunks evenly (stream-K).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -14,6 +15,7 @@
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/kernels/skinny/skinny_config.hpp"
 
 namespace braid::skinny {
 
@@ -24,14 +26,17 @@ class SkinnyGemmOp {
   SkinnyGemmOp(SkinnyGemmOp&&) noexcept;
   SkinnyGemmOp& operator=(SkinnyGemmOp&&) noexcept;
 
-  // act must be None; M in 1..8; N a multiple of 8; splits >= 1 (K split over CTAs).
-  static std::string can_implement(const hopper::GemmArgs& a, int splits);
-  std::string prepare(const hopper::GemmArgs& a, int splits);
+  // M in 1..64; N and K multiples of 8 (16-byte rows); act None, GeLU or SwiGLU (N a multiple of
+  // 128, W packed by hopper::pack_swiglu_columns with tile_n = 128, output N / 2 wide); X, W and Y
+  // 16-byte aligned.
+  static std::string can_implement(const hopper::GemmArgs& a, const SkinnyConfig& c);
+  std::string prepare(const hopper::GemmArgs& a, const SkinnyConfig& c = {});
 
   Grid grid() const;
   TileShape tile() const;
   int ctas() const;
-  std::string name() const;  // "skinny-s<splits>"
+  int ctas_per_sm() const;  // resident CTAs per SM of this launch (the plan's occupancy)
+  std::string name() const;
 
   void launch(const LaunchCtx& ctx) const;
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;

@@ -1,0 +1,33 @@
+// The skinny GEMM's configuration names and their parser (braid-bench-mlp --skinny, the autotuner's
+// cache keys): every name parses back to the same configuration, and malformed names are rejected
+// with a message instead of being read as something else.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "braid/kernels/skinny/skinny_config.hpp"
+
+using braid::skinny::parse_skinny_config;
+using braid::skinny::SkinnyConfig;
+
+TEST(SkinnyConfig, NamesRoundTrip) {
+  for (SkinnyConfig c : {SkinnyConfig{2, 4, 0}, SkinnyConfig{1, 8, 0}, SkinnyConfig{1, 6, 48}, SkinnyConfig{2, 4, 264}}) {
+    const SkinnyConfig back = parse_skinny_config(c.name());
+    EXPECT_EQ(back.name(), c.name());
+    EXPECT_EQ(back.stages, c.stages);
+    EXPECT_EQ(back.ctas, c.ctas);
+    if (c.ctas == 0) EXPECT_EQ(back.ctas_per_sm, c.ctas_per_sm);
+  }
+  EXPECT_EQ(SkinnyConfig{}.name(), "skinny-p2s4");
+  const SkinnyConfig c = parse_skinny_config("c96s8");
+  EXPECT_EQ(c.ctas, 96);
+  EXPECT_EQ(c.stages, 8);
+  EXPECT_EQ(c.name(), "skinny-c96s8");
+}
+
+TEST(SkinnyConfig, RejectsMalformedNames) {
+  for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4"}) {
+    EXPECT_THROW(parse_skinny_config(bad), std::invalid_argument) << bad;
+  }
+}
