@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   auto gemm_candidates = [](int M) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
-      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{2, 4, 0}, {2, 6, 0}, {1, 6, 0}, {1, 8, 0}})
+      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}})
         v.push_back(workloads::GemmChoice::skinny(c));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})

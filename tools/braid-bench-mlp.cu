@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
   bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false;
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
-  std::vector<skinny::SkinnyConfig> skinny_configs = {{2, 4, 0}, {2, 6, 0}, {1, 6, 0}, {1, 8, 0}};
+  std::vector<skinny::SkinnyConfig> skinny_configs = {{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}};
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
@@ -415,6 +416,19 @@ int main(int argc, char** argv) {
         add_variant(Sy::TileSync, Ordering::PDL, false, false, b1, b2);
         if (c2.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, c2[1].second);
         if (c1.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, c1[1].second, b2);
+        // The fastest GEMMs alone need not make the fastest chain (a skinny GEMM next to a Hopper one
+        // has run slower than the sum of their times): also both GEMMs of one kind.
+        auto best_of_kind = [](const std::vector<std::pair<double, workloads::GemmChoice>>& c, bool skinny_kind) {
+          for (const auto& x : c)
+            if (x.second.is_skinny == skinny_kind) return std::optional<workloads::GemmChoice>(x.second);
+          return std::optional<workloads::GemmChoice>();
+        };
+        for (bool kind : {false, true}) {
+          const auto k1 = best_of_kind(c1, kind), k2 = best_of_kind(c2, kind);
+          if (!k1 || !k2 || (k1->name() == b1.name() && k2->name() == b2.name())) continue;
+          add_variant(Sy::TileSync, Ordering::StreamOrder, false, true, *k1, *k2);
+          add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, *k1, *k2);
+        }
         // Baseline output: braid's kernels in stream order.
         std::vector<std::unique_ptr<Mlp>> mlps;
         for (const auto& v : variants) mlps.push_back(std::make_unique<Mlp>(problem_for(v), v));

@@ -110,7 +110,9 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kThreads, im->smem) != cudaSuccess || fit < 1)
     return "the skinny GEMM does not fit on this GPU";
   im->per_sm = std::min(c.ctas_per_sm, fit);
-  const uint64_t want = c.ctas > 0 ? uint64_t(c.ctas) : uint64_t(im->per_sm) * sms;
+  uint64_t want = c.ctas > 0 ? uint64_t(c.ctas) : uint64_t(im->per_sm) * sms;
+  if (c.ctas == 0 && c.aligned)  // tiles x S CTAs: every CTA one tile's K range s (skinny_config.hpp)
+    want = uint64_t(p.tiles) * std::clamp<uint64_t>(want / uint64_t(p.tiles), 1, uint64_t(p.chunks_per_tile));
   im->ctas = int(std::min<uint64_t>(want, units));
   if (c.ctas > 0 && uint64_t(c.ctas) > uint64_t(fit) * sms)
     return "ctas=" + std::to_string(c.ctas) + " is more than can be resident (" + std::to_string(fit * sms) + ")";

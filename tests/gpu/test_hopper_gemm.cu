@@ -226,7 +226,7 @@ std::vector<MlpVariant> skinny_variants() {
     MlpVariant x;
     x.ordering = o;
     x.g1 = GemmChoice::skinny();
-    x.g2 = GemmChoice::skinny({2, 6, 0});
+    x.g2 = GemmChoice::skinny({1, 6, 0, true});
     v.push_back(x);
   }
   MlpVariant few;  // 7 and 11 CTAs: every tile cut, RowSync, no R

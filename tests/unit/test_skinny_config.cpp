@@ -12,11 +12,13 @@ using braid::skinny::parse_skinny_config;
 using braid::skinny::SkinnyConfig;
 
 TEST(SkinnyConfig, NamesRoundTrip) {
-  for (SkinnyConfig c : {SkinnyConfig{2, 4, 0}, SkinnyConfig{1, 8, 0}, SkinnyConfig{1, 6, 48}, SkinnyConfig{2, 4, 264}}) {
+  for (SkinnyConfig c : {SkinnyConfig{2, 4, 0}, SkinnyConfig{1, 8, 0}, SkinnyConfig{1, 6, 48}, SkinnyConfig{2, 4, 264},
+                         SkinnyConfig{1, 4, 0, true}, SkinnyConfig{2, 6, 0, true}}) {
     const SkinnyConfig back = parse_skinny_config(c.name());
     EXPECT_EQ(back.name(), c.name());
     EXPECT_EQ(back.stages, c.stages);
     EXPECT_EQ(back.ctas, c.ctas);
+    EXPECT_EQ(back.aligned, c.aligned);
     if (c.ctas == 0) EXPECT_EQ(back.ctas_per_sm, c.ctas_per_sm);
   }
   EXPECT_EQ(SkinnyConfig{}.name(), "skinny-p2s4");
@@ -24,6 +26,8 @@ TEST(SkinnyConfig, NamesRoundTrip) {
   EXPECT_EQ(c.ctas, 96);
   EXPECT_EQ(c.stages, 8);
   EXPECT_EQ(c.name(), "skinny-c96s8");
+  EXPECT_TRUE(parse_skinny_config("skinny-a1s4").aligned);
+  EXPECT_EQ(parse_skinny_config("a1s4").name(), "skinny-a1s4");
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {
