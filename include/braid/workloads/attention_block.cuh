@@ -160,7 +160,10 @@ class AttentionBlock {
         shapes.push_back(unfused_.tile(part));
     }
     shapes.push_back(out_.tile());
-    chain_ = std::make_unique<Chain>(make_attention_block_plan("attention-block", d), shapes, opt);
+    Plan plan = make_attention_block_plan("attention-block", d);
+    plan.stages.front().occupancy = uint32_t(qkv_.occupancy());  // (the simulator's and the W advice's view)
+    plan.stages.back().occupancy = uint32_t(out_.occupancy());
+    chain_ = std::make_unique<Chain>(plan, shapes, opt);
     const int last = int(shapes.size()) - 1;
     chain_->set_launcher(0, [this](const LaunchCtx& c) { qkv_.launch(c); });
     if (v.fused) {
