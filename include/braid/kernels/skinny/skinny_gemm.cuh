@@ -120,6 +120,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   const int n_units = int(u_end - u_begin);
   const uint32_t ring = attention::mma::smem_u32(smem);
   bool need_wait = false;  // X is produced and its producer has not completed this run
+  bool fence_x = false;    // thread 0 acquired X's producer tiles since the last X load was issued
 
   // Unit u_begin + i -> ring stage i % STAGES, issued by thread 0: the stage's byte count, W's two
   // boxes, and (after the waits for it) X's box. Rows past K or N, and X rows past M, arrive as zeros.
@@ -139,7 +140,8 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     const uint32_t u = u_begin + uint32_t(i);
     const int k0 = int(u % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
-    if (need_wait || sp.has(kSync)) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads
+    if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
+    fence_x = false;                               // a fence per chunk would stall every TMA issue)
     tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
   };
   // Before loading unit i's X chunk: wait until X's rows over the chunk's K columns are complete.
@@ -172,6 +174,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     }
     __syncthreads();  // warp 0's acquire (fence + barrier) orders every thread's later loads of X
     ready_until = s_ready;
+    fence_x = true;
     if (ready_until == 0xffffffffu) need_wait = false;
     __syncthreads();  // every thread has read s_ready before warp 0 may rewrite it
   };
@@ -182,6 +185,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     for (int i = 0; i < pre; ++i) load_w(i);
   if (!sp.has(kSync)) ptx::pdl_wait_primary();  // stream order: X (and Y) belong to the primary until it ends
   need_wait = sp.num_inputs > 0 && !producer_complete(sp, bs, 0);  // (a first stage has no X producer)
+  fence_x = sp.has(kSync) && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
   for (int i = 0; i < pre; ++i) {
     if (!weights_first) load_w(i);
     wait_unit(i);
