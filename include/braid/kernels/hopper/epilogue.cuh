@@ -15,13 +15,14 @@
 
 #include <cstdint>
 
+#include "braid/kernels/common/activation.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "cute/tensor.hpp"
 
 namespace braid::hopper::detail {
 
-__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+using act::gelu_erf;
+using act::silu;
 
 template <class Element>
 struct alignas(4) Pair {

@@ -39,6 +39,7 @@
 #include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/mma_sm80.cuh"
+#include "braid/kernels/common/activation.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "braid/kernels/skinny/skinny_config.hpp"
@@ -76,9 +77,6 @@ struct SkinnySmem {
 };
 
 namespace detail {
-
-__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 
 // The CTA whose unit range holds unit u (the inverse of u_begin(j) = j U / G).
 __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
@@ -216,7 +214,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
-            if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(detail::silu(v[b][e]) * u4[e]);
+            if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(v[b][e]) * u4[e]);
           }
         }
     } else {
@@ -226,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
-          if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? detail::gelu_erf(v[b][e]) : v[b][e]);
+          if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
         }
     }
     post(sp, bs, Tile{t, 0, 0});  // (its barrier also retires the SwiGLU hand-over before reuse)
