@@ -1,6 +1,7 @@
 // Epilogue of braid's Hopper GEMM and convolution: split-K reduction, bias (convolutions),
-// activation (None / GeLU / ReLU / SwiGLU), direct stores from the wgmma accumulators, all by the
-// consumer threads.
+// activation (None / GeLU / ReLU / SwiGLU) and the stores of the tile (staged through shared memory
+// into whole-sector writes for tiles up to 128 columns, straight from the accumulators for wider
+// ones), all by the consumer threads.
 //
 // Accumulator layout (wgmma 64xN per warpgroup, fp32): value i of a thread sits at (row, col) given
 // by the identity tensor partitioned like the accumulators; values 2j and 2j+1 are adjacent columns of
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 
+#include "braid/core/sync_ptx.cuh"
 #include "braid/kernels/common/activation.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "cute/tensor.hpp"
@@ -29,34 +31,36 @@ struct alignas(4) Pair {
   Element a, b;
 };
 
-// Stores the tile: D[r, c] = act(acc + bias[c] + residual[r, c]) for every accumulator value with
-// r < M and c < n_out.
+// The tile's output values: emit(row, col, pair) for every accumulator pair of this thread whose
+// output element (m0 + row, n0_out + col) lies inside D, with pair = act(acc + bias[c] + residual[r, c])
+// rounded once to Element.
 //   accum, coord: a thread's accumulator values and their (row, col) inside the tile.
 //   kBias: add bias[c] (one per output column) and, when `residual` is not null, residual[r, c] (same
-//   layout as D: a ResNet block's shortcut) before the activation, in fp32, rounding once. A
-//   compile-time switch so that the GEMMs' epilogue carries no bias code. In a chain the residual is
-//   an earlier stage's output: its rows were complete before this tile's waits passed (every conv's
-//   window contains its own pixels, so the chain of waits covers them transitively).
-template <bool kBias, class Element, class Accum, class Coord>
-__device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out, const Element* bias,
-                                           const Element* residual) {
+//   layout as D: a ResNet block's shortcut) before the activation, in fp32. A compile-time switch so
+//   that the GEMMs' epilogue carries no bias code. In a chain the residual is an earlier stage's
+//   output: its rows were complete before this tile's waits passed (every conv's window contains its
+//   own pixels, so the chain of waits covers them transitively).
+template <bool kBias, class Element, class Accum, class Coord, class Emit>
+__device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
+                                                     int n_out, int m0, int n0_out, const Element* bias,
+                                                     const Element* residual, Emit&& emit) {
   constexpr int kValues = decltype(cute::size(accum))::value;
   if (act == Activation::SwiGLU) {
     constexpr int kHalf = kValues / 2;
 #pragma unroll
     for (int i = 0; i < kHalf; i += 2) {
-      const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
-      if (r < M && c < n_out) {
+      const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
+      if (m0 + rl < M && n0_out + cl < n_out) {
         const float v0 = silu(accum(i)) * accum(i + kHalf), v1 = silu(accum(i + 1)) * accum(i + 1 + kHalf);
-        *reinterpret_cast<Pair<Element>*>(D + size_t(r) * n_out + c) = Pair<Element>{Element(v0), Element(v1)};
+        emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
       }
     }
     return;
   }
 #pragma unroll
   for (int i = 0; i < kValues; i += 2) {
-    const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
+    const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
+    const int r = m0 + rl, c = n0_out + cl;
     if (r < M && c < n_out) {
       float v0 = accum(i), v1 = accum(i + 1);
       if constexpr (kBias) {
@@ -76,8 +80,53 @@ __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Act
         v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
         v1 = v1 < 0.f ? 0.f : v1;
       }
-      *reinterpret_cast<Pair<Element>*>(D + size_t(r) * n_out + c) = Pair<Element>{Element(v0), Element(v1)};
+      emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
     }
+  }
+}
+
+// Stores the tile straight from the accumulators: each warp store writes 8 rows x 16 bytes (half
+// sectors). Used for tiles too wide to stage in shared memory.
+template <bool kBias, class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
+                                           int n_out, int m0, int n0_out, const Element* bias,
+                                           const Element* residual) {
+  for_each_output_pair<kBias>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+                              [&](int rl, int cl, Pair<Element> v) {
+                                *reinterpret_cast<Pair<Element>*>(D + size_t(m0 + rl) * n_out + n0_out + cl) = v;
+                              });
+}
+
+// Row pitch (elements) of the staging buffer: 16 bytes of padding put the 8 rows of a warp's 4-byte
+// writes on distinct banks, and keep every row 16-byte aligned for the copy-out.
+constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
+
+// Stores the tile through shared memory: the consumer threads write their value pairs into `buf`
+// ([kRows][staging_pitch(kCols)]), then copy it out in 16-byte pieces, a row's bytes by consecutive
+// threads (whole sectors and lines). Measured on an H100 (M=1024, N=12288, K=6144, 128x128 tiles): the
+// direct stores' half-sector writes cost ~13% of the GEMM. Needs n_out % 8 == 0 and D 16-byte
+// aligned (the caller checks). The leading barrier keeps the previous tile's copy-out from
+// overlapping this tile's writes; `threads` consumer threads meet at named barrier `bar`.
+template <bool kBias, int kRows, int kCols, class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
+                                                  int n_out, int m0, int n0_out, int tile_cols, const Element* bias,
+                                                  const Element* residual, Element* buf, int t, int threads,
+                                                  uint32_t bar) {
+  constexpr int kPitch = staging_pitch(kCols);
+  ptx::named_barrier_sync(bar, threads);
+  for_each_output_pair<kBias>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+                              [&](int rl, int cl, Pair<Element> v) {
+                                *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v;
+                              });
+  ptx::named_barrier_sync(bar, threads);
+  const int chunks = tile_cols / 8;  // 16-byte pieces per row
+  const int rows = min(kRows, M - m0);
+  const int cols = n_out - n0_out;
+  for (int i = t; i < rows * chunks; i += threads) {
+    const int rl = i / chunks, c8 = (i - rl * chunks) * 8;
+    if (c8 < cols)
+      *reinterpret_cast<uint4*>(D + size_t(m0 + rl) * n_out + n0_out + c8) =
+          *reinterpret_cast<const uint4*>(buf + rl * kPitch + c8);
   }
 }
 

@@ -41,6 +41,15 @@ namespace braid::hopper {
 // builders size their pipelines to the rest.
 constexpr int kExtraSmem = 256;
 
+// Tiles up to 128 columns wide stage their output in shared memory (epilogue.cuh, store_tile_staged):
+// a [TileM][TileN + 8] buffer of 2-byte elements, carved out of the pipeline (one stage fewer for
+// 128x128: no slower, measured). 256-column tiles store directly: staging them would cost a stage
+// of their four.
+constexpr bool stages_epilogue(int tile_n) { return tile_n <= 128; }
+constexpr int epilogue_staging_bytes(int tile_m, int tile_n) {
+  return stages_epilogue(tile_n) ? tile_m * (tile_n + 8) * 2 : 0;
+}
+
 // A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
 // producer warpgroup), which makes them visible at gpu scope and posts the tile's semaphore. The
 // release of a post waits for the tile's stores to reach L2 (a microsecond or more under load);
@@ -85,6 +94,7 @@ struct WarpSpecializedTraits {
   static constexpr int kProducerRegs = TileM == 128 && TileN == 256 ? 40 : 0;
   static constexpr int kConsumerRegs = TileM == 128 && TileN == 256 ? 232 : 0;
 
+  static constexpr bool kStagedEpilogue = stages_epilogue(TileN);
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
@@ -92,9 +102,12 @@ struct WarpSpecializedTraits {
     PostSlot post[2];      // finished tiles from the consumers to the poster warp
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
+    alignas(128) Element_ staging[kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
+  static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN),
+                "the staging buffer is what the pipeline's carve-out left for it");
 
   // The parameters every instantiation has (the traits' Params derive from this).
   struct ParamsBase {
@@ -120,7 +133,8 @@ template <class Element, int TileM, int TileN, class LayoutB = cutlass::layout::
 using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
     LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
-    cute::Shape<cute::_1, cute::_1, cute::_1>, cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem>,
+    cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN)>,
     cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::gemm::KernelTmaWarpSpecialized>>::CollectiveOp;
 
@@ -229,7 +243,10 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       }
       if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
     } else {
-      load_unit(cute::false_type{});
+      // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
+      // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
+      // 128x128 GEMM's time).
+      if (lane == 0) load_unit(cute::false_type{});
     }
   }
 }
@@ -316,6 +333,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
     constexpr int kTileValues = kTileM * kTileN;
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
+    // The staged copy-out writes 16-byte pieces: rows of whole pieces, D 16-byte aligned.
+    const bool staged_ok = p.n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0;
     PipelineState read;
     ScheduledUnit w;
     for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring);) {
@@ -345,8 +364,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2,
                                 Traits::kConsumerThreads);
       }
-      detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
-                                        p.bias, p.residual);
+      if (Traits::kStagedEpilogue && staged_ok)
+        detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(
+            accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out, tile_n_out, p.bias, p.residual,
+            smem.staging, t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
+      else
+        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
+                                          p.bias, p.residual);
       if (posting) {
         // Hand the tile to the poster warp: every consumer thread's stores are ordered before its
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
@@ -355,9 +379,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start};
         ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
         ++n_posted;
-      } else {
+      } else if (sp.trace != nullptr) {
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
-        if (t == 0 && sp.trace != nullptr) {
+        if (t == 0) {
           TileTrace& r = sp.trace[w.tile_lin];
           r.start_ns = t_start;
           r.end_ns = ptx::globaltimer_ns();
