@@ -41,13 +41,16 @@ namespace braid::hopper {
 // builders size their pipelines to the rest.
 constexpr int kExtraSmem = 256;
 
-// Tiles up to 128 columns wide stage their output in shared memory (epilogue.cuh, store_tile_staged):
-// a [TileM][TileN + 8] buffer of 2-byte elements, carved out of the pipeline (one stage fewer for
-// 128x128: no slower, measured). 256-column tiles store directly: staging them would cost a stage
-// of their four.
-constexpr bool stages_epilogue(int tile_n) { return tile_n <= 128; }
+// 128x128 tiles stage their output in shared memory (epilogue.cuh, store_tile_staged): a
+// [128][136] buffer of 2-byte elements carved out of the pipeline, 7 -> 6 stages. Measured on an H100
+// (bench/results/gemm-vs-cutlass-diagnosis-h100-20261123.md): the compute-bound GEMMs gain 7-16%
+// (whole-sector stores), and 6 stages alone are no slower there. Other tiles store directly: the
+// carve-out would cost them a stage too, and the 64-row tiles stream weights at small M, where a
+// stage fewer (9 -> 8) made them ~10% slower (MLP run at b48d64b); 256-column tiles show no store
+// cost.
+constexpr bool stages_epilogue(int tile_m, int tile_n) { return tile_m == 128 && tile_n == 128; }
 constexpr int epilogue_staging_bytes(int tile_m, int tile_n) {
-  return stages_epilogue(tile_n) ? tile_m * (tile_n + 8) * 2 : 0;
+  return stages_epilogue(tile_m, tile_n) ? tile_m * (tile_n + 8) * 2 : 0;
 }
 
 // A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
@@ -94,7 +97,7 @@ struct WarpSpecializedTraits {
   static constexpr int kProducerRegs = TileM == 128 && TileN == 256 ? 40 : 0;
   static constexpr int kConsumerRegs = TileM == 128 && TileN == 256 ? 232 : 0;
 
-  static constexpr bool kStagedEpilogue = stages_epilogue(TileN);
+  static constexpr bool kStagedEpilogue = stages_epilogue(TileM, TileN);
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Markdown table of an MLP results CSV (braid-bench-mlp --csv): per model and T, the floor, the
+cuBLASLt peer, braid in stream order, braid's autotuned pick and their ratio, and optionally braid's
+pick from an earlier CSV. Usage: mlp_table.py results.csv [--before earlier.csv --before-label TEXT]"""
+import argparse
+import csv
+import sys
+
+
+def load(path):
+    by = {}
+    for r in csv.DictReader(open(path)):
+        if not r["workload"].startswith("mlp-"):
+            continue
+        key = (r["workload"][4:], int(r["shape"].split("=")[1]))
+        by.setdefault(key, {})[r["variant"]] = r
+    return by
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("csv")
+    ap.add_argument("--before")
+    ap.add_argument("--before-label", default="before")
+    a = ap.parse_args()
+    now = load(a.csv)
+    if not now:
+        sys.exit(f"mlp_table.py: no mlp-* rows in {a.csv}")
+    before = load(a.before) if a.before else {}
+    head = "| model | T | floor µs | cuBLASLt µs (/floor) | braid stream µs | braid autotuned µs (/floor) | braid / cuBLASLt | autotuner's choice |"
+    sep = "|---|---|---|---|---|---|---|---|"
+    if before:
+        head += f" {a.before_label} µs |"
+        sep += "---|"
+    print(head)
+    print(sep)
+    for (model, t) in sorted(now, key=lambda k: (k[0], k[1])):
+        v = now[(model, t)]
+        floor = float(v["braid"]["floor_us"])
+        peer = min((float(r["time_us"]), n) for n, r in v.items() if n.startswith("peer:cublaslt") and r["check"] == "pass")
+        braid = float(v["braid"]["time_us"])
+        pick = next(n for n, r in v.items() if n.startswith("braid:") and abs(float(r["time_us"]) - braid) < 1e-6)
+        stream = min(float(r["time_us"]) for n, r in v.items() if n.startswith("braid:stream/"))
+        row = (f"| {model} | {t} | {floor:.0f} | {peer[0]:.0f} ({floor / peer[0]:.2f}) | {stream:.0f} | {braid:.0f} "
+               f"({floor / braid:.2f}) | {peer[0] / braid:.2f}x | {pick[len('braid:'):]} |")
+        if before:
+            b = before.get((model, t), {}).get("braid")
+            row += f" {float(b['time_us']):.0f} |" if b else " |"
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
