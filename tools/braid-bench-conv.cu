@@ -15,6 +15,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -111,21 +112,26 @@ int main(int argc, char** argv) {
   using workloads::ConvChainProblem;
   using workloads::ConvChainVariant;
 
-  // The per-layer configurations tried: every tile, split-K 1/2/4, stream-K.
+  // The per-layer configurations tried: every tile, split-K 1/2/4, stream-K; 128x64 tiles also with
+  // the staged epilogue (EpilogueStore: whole-sector stores for one pipeline stage).
   std::vector<GemmConfig> candidates;
-  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}}) {
-    for (int sk : {1, 2, 4}) {
-      GemmConfig c{tn, sk, 0};
+  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}})
+    for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
+      if (store == hopper::EpilogueStore::Staged && !(tm == 128 && tn == 64)) continue;
+      for (int sk : {1, 2, 4}) {
+        GemmConfig c{tn, sk, 0};
+        c.tile_m = tm;
+        c.order = OrderKind::RowMajor;
+        c.store = store;
+        candidates.push_back(c);
+      }
+      GemmConfig c{tn, 1, 0};
       c.tile_m = tm;
       c.order = OrderKind::RowMajor;
+      c.stream_k = true;
+      c.store = store;
       candidates.push_back(c);
     }
-    GemmConfig c{tn, 1, 0};
-    c.tile_m = tm;
-    c.order = OrderKind::RowMajor;
-    c.stream_k = true;
-    candidates.push_back(c);
-  }
 
   const int total_cases = int(layers.size() * batches.size());
   int case_no = 0;
@@ -161,25 +167,27 @@ int main(int argc, char** argv) {
       std::printf("[%d/%d] %s  floor %.1f us\n", case_no, total_cases, shape.c_str(), floor_us);
       std::fflush(stdout);
 
-      // 1. per-layer search (stream order, each conv alone under a CUDA graph)
+      // 1. per-layer search (stream order, each conv alone under a CUDA graph); the two fastest
+      // configurations of each layer go on to the pair (alone-fastest is not always pair-fastest: a
+      // conv's tail wave overlaps the next conv's start under PDL)
       auto tune_layer = [&](const __half* in, const __half* wt, const __half* b, __half* y) {
-        GemmConfig best;
-        double best_us = 1e30;
+        std::vector<std::pair<double, GemmConfig>> found;
         for (const GemmConfig& c : candidates) {
           hopper::ConvOp op;
           if (!op.prepare({hopper::DType::F16, in, wt, b, y, N, H, W, C, C}, c).empty()) continue;
           bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
-          const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
-          if (us < best_us) {
-            best_us = us;
-            best = c;
-          }
+          found.push_back({timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3), c});
         }
-        return std::make_pair(best, best_us);
+        if (found.empty()) throw std::runtime_error("no convolution configuration runs " + shape);
+        std::stable_sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first < b.first; });
+        if (found.size() > 2) found.resize(2);
+        return found;
       };
-      const auto [c1, t1] = tune_layer(X, W1, B1, Y1);
-      const auto [c2, t2] = tune_layer(Y1, W2, B2, Y2);
-      std::printf("  tuned: conv1 %s %.1f us, conv2 %s %.1f us\n", c1.name().c_str(), t1, c2.name().c_str(), t2);
+      const auto top1 = tune_layer(X, W1, B1, Y1);
+      const auto top2 = tune_layer(Y1, W2, B2, Y2);
+      const GemmConfig c1 = top1[0].second, c2 = top2[0].second;
+      std::printf("  tuned: conv1 %s %.1f us, conv2 %s %.1f us\n", c1.name().c_str(), top1[0].first, c2.name().c_str(),
+                  top2[0].first);
 
       // 2. chain variants with the chosen configurations
       std::vector<ConvChainVariant> variants;
@@ -203,13 +211,22 @@ int main(int argc, char** argv) {
         wk.ordering = Ordering::WaitKernel;
         variants.push_back(wk);
       }
+      // Every variant with the tuned pair; PDL alone also with the runner-up configurations.
+      std::vector<std::tuple<ConvChainVariant, GemmConfig, GemmConfig>> runs;
+      for (const ConvChainVariant& v : variants) runs.push_back({v, c1, c2});
+      for (size_t i = 0; i < top1.size(); ++i)
+        for (size_t j = 0; j < top2.size(); ++j)
+          if (i + j > 0) runs.push_back({variants[1], top1[i].second, top2[j].second});
       const ConvChainProblem prob{hopper::DType::F16, {N, H, W}, C, X, {{C, W1, B1, Y1, c1}, {C, W2, B2, Y2, c2}}};
       std::vector<__half> stream_bits(act), bits(act);
       double best_us = 1e30;
       std::string best_name;
-      for (size_t vi = 0; vi < variants.size(); ++vi) {
-        const ConvChainVariant& v = variants[vi];
-        ConvChain chain(prob, v);
+      for (size_t vi = 0; vi < runs.size(); ++vi) {
+        const auto& [v, rc1, rc2] = runs[vi];
+        ConvChainProblem run_prob = prob;
+        run_prob.layers[0].cfg = rc1;
+        run_prob.layers[1].cfg = rc2;
+        ConvChain chain(run_prob, v);
         BRAID_CUDA_CHECK(cudaMemsetAsync(Y1, 0xff, act * 2, s));
         BRAID_CUDA_CHECK(cudaMemsetAsync(Y2, 0xff, act * 2, s));
         chain.run(s);
@@ -217,13 +234,16 @@ int main(int argc, char** argv) {
         const double err = bench::max_rel_error(Y2, R2, act);
         BRAID_CUDA_CHECK(cudaMemcpy(bits.data(), Y2, act * 2, cudaMemcpyDeviceToHost));
         if (vi == 0) stream_bits = bits;
-        const bool identical = std::memcmp(bits.data(), stream_bits.data(), act * 2) == 0;
+        // Bit-identity holds against stream order with the same configurations (the runner-up runs
+        // change tiles or splits, hence the summation order: checked against the reference only).
+        const bool same_configs = vi < variants.size();
+        const bool identical = !same_configs || std::memcmp(bits.data(), stream_bits.data(), act * 2) == 0;
         bench::Graph g(s, [&](cudaStream_t st) { chain.run(st); });
         const double us = timer.median_us([&] { g.launch(); }, reps, 5);
         chain.check(s);
         const bool pass = err < 1e-2 && identical;
         all_pass &= pass;
-        const std::string name = "braid:" + v.name() + "/" + c1.name() + "+" + c2.name();
+        const std::string name = "braid:" + v.name() + "/" + rc1.name() + "+" + rc2.name();
         rows.push_back({"conv-pair", shape, "fp16", name, us, floor_us, pass});
         std::printf("  %-62s %9.1f us  %5.2f of floor  err %.1e%s%s\n", name.c_str(), us, floor_us / us, err,
                     identical ? "" : "  NOT BIT-IDENTICAL TO STREAM ORDER", pass ? "" : "  CHECK FAILED");

@@ -368,16 +368,24 @@ int main(int argc, char** argv) {
               const int tiles = ((T + tm - 1) / tm) * ((Nout + cols - 1) / cols);
               for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
                 if (ord == OrderKind::RowMajor && T <= tm) continue;  // one row block: the same order
-                for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
-                  if (sk > 1 && (ord == OrderKind::RowMajor || tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
-                  GemmConfig c{tn, sk, 0, ord};
-                  c.tile_m = tm;
-                  try_config(c);
+                // 128x128 tiles come with both epilogue stores (fp16): staged (whole-sector stores, one
+                // pipeline stage fewer) wins when compute-bound, direct when streaming weights.
+                const bool both_stores = tm == 128 && tn == 128 && hdt == hopper::DType::F16;
+                for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Direct}) {
+                  if (store == hopper::EpilogueStore::Direct && !both_stores) continue;
+                  for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
+                    if (sk > 1 && (ord == OrderKind::RowMajor || tiles * sk > 3 * sms || sk * 4 > K / 64)) continue;
+                    GemmConfig c{tn, sk, 0, ord};
+                    c.tile_m = tm;
+                    c.store = store;
+                    try_config(c);
+                  }
+                  GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
+                  streamk.stream_k = true;
+                  streamk.tile_m = tm;
+                  streamk.store = store;
+                  if (tiles % sms != 0) try_config(streamk);
                 }
-                GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
-                streamk.stream_k = true;
-                streamk.tile_m = tm;
-                if (tiles % sms != 0) try_config(streamk);
               }
             }
           std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.first < b.first; });

@@ -186,6 +186,8 @@ int main(int argc, char** argv) {
           for (int tn : {128, 256})
             for (const char* suffix : {"", "-rowmajor", "-streamk", "-streamk-rowmajor", "-sk2", "-sk3"})
               names.push_back(std::to_string(tm) + "x" + std::to_string(tn) + suffix);
+        if (!bf16)  // the 128x128 tile's other epilogue store (EpilogueStore)
+          for (const char* name : {"128x128-direct", "128x128-direct-rowmajor", "128x128-direct-streamk"}) names.push_back(name);
       } else if (configs != "none") {
         names = split(configs);
       }

@@ -11,8 +11,13 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64();
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128();
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64();
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged();
 
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n) {
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged) {
+  if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
+    if (dtype == DType::F16 && tile_m == 128 && tile_n == 64 && staged) return make_conv_kernel_f16_128x64_staged();
+    return nullptr;
+  }
   if (dtype == DType::F16) {
     if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64();
     if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128();
@@ -47,10 +52,10 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
 
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n);
+  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged());
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " convolution kernel with a " + std::to_string(c.tile_m) + "x" +
-           std::to_string(c.tile_n) + " tile";
+           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores";
   ConvKernelBase* kernel = k.get();
   const Grid grid{ceil_div(uint32_t(a.K), uint32_t(c.tile_n)), ceil_div(uint32_t(a.pixels()), uint32_t(c.tile_m)), 1};
   build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(c.tile_n)}, uint32_t(a.R * a.S * a.C / kTileK), c,

@@ -16,9 +16,14 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct();
 
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n) {
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged) {
   const bool f16 = dtype == DType::F16;
+  if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
+    if (f16 && tile_m == 128 && tile_n == 128 && !staged) return make_gemm_kernel_f16_128_direct();
+    return nullptr;
+  }
   if (tile_m == 128 && tile_n == 128) return f16 ? make_gemm_kernel_f16_128() : make_gemm_kernel_bf16_128();
   if (tile_m == 128 && tile_n == 256) return f16 ? make_gemm_kernel_f16_256() : make_gemm_kernel_bf16_256();
   if (tile_m == 64 && tile_n == 128) return f16 ? make_gemm_kernel_f16_64x128() : make_gemm_kernel_bf16_64x128();
@@ -156,10 +161,10 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n);
+  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged());
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
-           std::to_string(c.tile_n) + " tile";
+           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores";
   GemmKernelBase* kernel = k.get();
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;

@@ -68,6 +68,7 @@ struct ConvCase {
   bool stream_k = false;
   int ctas = 0;
   bool relu = true;
+  EpilogueStore store = EpilogueStore::Default;
 };
 
 }  // namespace
@@ -82,13 +83,17 @@ TEST_F(HopperTest, ConvMatchesReference) {
       {DType::F16, 128, 64, 1, 10, 10, 64, 64, 1, false, 0, false},  // no activation
       {DType::BF16, 128, 64, 2, 8, 8, 192, 64},
       {DType::BF16, 64, 64, 1, 14, 14, 64, 128, 2},
+      // 128x64 with the staged epilogue: ragged pixels, split-K, stream-K
+      {DType::F16, 128, 64, 1, 9, 13, 64, 128, 1, false, 0, true, EpilogueStore::Staged},
+      {DType::F16, 128, 64, 2, 14, 14, 128, 64, 3, false, 0, true, EpilogueStore::Staged},
+      {DType::F16, 128, 64, 1, 10, 10, 64, 192, 1, true, 7, false, EpilogueStore::Staged},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
                              std::to_string(c.tile_n) + " N=" + std::to_string(c.N) + " H=" + std::to_string(c.H) +
                              " W=" + std::to_string(c.W) + " C=" + std::to_string(c.C) + " K=" + std::to_string(c.K) +
                              " sk" + std::to_string(c.splits) + (c.stream_k ? " stream-K" : "") +
-                             (c.relu ? " relu" : " none");
+                             (c.relu ? " relu" : " none") + (c.store == EpilogueStore::Staged ? " staged" : "");
     SCOPED_TRACE(what);
     const size_t pix = size_t(c.N) * c.H * c.W;
     Buf X(pix * c.C), Wt(size_t(c.K) * 9 * c.C), B(size_t(c.K)), Y(pix * c.K);
@@ -99,6 +104,7 @@ TEST_F(HopperTest, ConvMatchesReference) {
     cfg.tile_m = c.tile_m;
     cfg.stream_k = c.stream_k;
     cfg.order = OrderKind::RowMajor;
+    cfg.store = c.store;
     ConvOp op;
     ASSERT_EQ(op.prepare({c.dt, X.d, Wt.d, B.d, Y.d, c.N, c.H, c.W, c.C, c.K, 3, 3, 1,
                           c.relu ? Activation::ReLU : Activation::None},
@@ -162,10 +168,15 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
     c.order = OrderKind::RowMajor;
     return c;
   };
+  auto staged = [](GemmConfig c) {
+    c.store = EpilogueStore::Staged;
+    return c;
+  };
   return {
       {cfg(128, 64, 1, false, 0), cfg(128, 64, 1, false, 0)},
       {cfg(128, 128, 1, false, 6), cfg(64, 64, 2, false, 0)},   // few producer CTAs, split-K consumer
       {cfg(64, 128, 1, true, 0), cfg(128, 64, 1, true, 9)},     // stream-K both
+      {staged(cfg(128, 64, 1, false, 0)), staged(cfg(128, 64, 2, false, 0))},  // staged epilogues
   };
 }
 

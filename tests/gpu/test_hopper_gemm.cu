@@ -66,6 +66,7 @@ struct GemmCase {
   bool stream_k = false;
   int ctas = 0;
   int tile_m = 128;
+  EpilogueStore store = EpilogueStore::Default;
 };
 
 }  // namespace
@@ -91,13 +92,18 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::BF16, 256, 3, Activation::None, 1, 512, 1024, false, 0, 64},
       {DType::F16, 256, 1, Activation::SwiGLU, 65, 512, 448, true, 6, 64},
       {DType::BF16, 128, 1, Activation::GeLU, 200, 640, 768, true, 0, 64},
+      // 128x128 with direct stores (the default 128x128 stages its tile; n_out % 8 != 0 falls back)
+      {DType::F16, 128, 1, Activation::GeLU, 300, 392, 520, false, 0, 128, EpilogueStore::Direct},
+      {DType::F16, 128, 3, Activation::SwiGLU, 130, 512, 448, false, 0, 128, EpilogueStore::Direct},
+      {DType::F16, 128, 1, Activation::None, 257, 384, 1024, true, 5, 128, EpilogueStore::Direct},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
                              std::to_string(c.tile_n) + " sk" +
                              std::to_string(c.splits) + " " + activation_name(c.act) + " M=" + std::to_string(c.M) +
                              " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
-                             (c.stream_k ? " stream-K ctas=" + std::to_string(c.ctas) : std::string());
+                             (c.stream_k ? " stream-K ctas=" + std::to_string(c.ctas) : std::string()) +
+                             (c.store == EpilogueStore::Direct ? " direct" : c.store == EpilogueStore::Staged ? " staged" : "");
     SCOPED_TRACE(what);
     const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
     Buf A(size_t(c.M) * c.K), B(size_t(c.K) * c.N), D(size_t(c.M) * n_out);
@@ -107,6 +113,7 @@ TEST_F(HopperTest, GemmMatchesReference) {
     GemmConfig cfg{c.tile_n, c.splits, c.ctas};
     cfg.stream_k = c.stream_k;
     cfg.tile_m = c.tile_m;
+    cfg.store = c.store;
     ASSERT_EQ(g.prepare({c.dt, A.d, B.d, D.d, c.M, c.N, c.K, c.act}, cfg), "");
     D.poison();
     g.run(nullptr);

@@ -16,6 +16,13 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig short_tile{128, 2, 0, OrderKind::ColumnMajor};
   short_tile.tile_m = 64;
   configs.push_back(short_tile);
+  GemmConfig direct{128, 1, 0, OrderKind::RowMajor};  // a 128x128 tile stages by default
+  direct.store = EpilogueStore::Direct;
+  configs.push_back(direct);
+  GemmConfig staged{128, 2, 0, OrderKind::ColumnMajor};  // other tiles store directly by default
+  staged.tile_n = 64;
+  staged.store = EpilogueStore::Staged;
+  configs.push_back(staged);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -25,6 +32,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.order, c.order) << c.name();
     EXPECT_EQ(back.stream_k, c.stream_k) << c.name();
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
+    EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
@@ -36,4 +44,24 @@ TEST(GemmConfig, MalformedNamesAreRefused) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
   }
+}
+
+TEST(GemmConfig, EpilogueStoreNamedOnlyWhereItDiffersFromTheTileDefault) {
+  GemmConfig c;  // 128x128: staged by default
+  EXPECT_TRUE(c.staged());
+  EXPECT_EQ(c.name(), "128x128");
+  c.store = EpilogueStore::Staged;
+  EXPECT_EQ(c.name(), "128x128");  // the same kernel as the default
+  c.store = EpilogueStore::Direct;
+  EXPECT_FALSE(c.staged());
+  EXPECT_EQ(c.name(), "128x128-direct");
+  c.tile_n = 256;
+  EXPECT_EQ(c.name(), "128x256");  // 128x256 stores directly by default
+  c.store = EpilogueStore::Staged;
+  EXPECT_EQ(c.name(), "128x256-staged");
+  GemmConfig back;
+  ASSERT_EQ(parse_gemm_config("64x64-staged-sk2-rowmajor", back), "");
+  EXPECT_TRUE(back.staged());
+  EXPECT_EQ(back.splits, 2);
+  EXPECT_EQ(back.order, OrderKind::RowMajor);
 }

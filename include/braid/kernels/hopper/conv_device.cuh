@@ -8,10 +8,10 @@
 
 namespace braid::hopper {
 
-template <class Element, int TileM, int TileN>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
 class ConvKernel final : public ConvKernelBase {
  public:
-  using Traits = ConvTraits<Element, TileM, TileN>;
+  using Traits = ConvTraits<Element, TileM, TileN, Staged>;
   using Mainloop = typename Traits::Mainloop;
 
   ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }

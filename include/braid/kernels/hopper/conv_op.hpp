@@ -37,8 +37,9 @@ class ConvKernelBase : public KernelBase {
                            unsigned long long* arrivals) = 0;
 };
 
-// The instantiation for (dtype, tile_m, tile_n) (src/hopper/instances/conv_*.cu); nullptr when none.
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n);
+// The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/conv_*.cu);
+// nullptr when none (the non-default store exists for fp16 128x64 only).
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged);
 
 class ConvOp : public PersistentOp {
  public:

@@ -32,9 +32,9 @@ using Conv2dProblem = cutlass::conv::ConvProblemShape<cutlass::conv::Operator::k
 // (CUTLASS 4.2's own implicit-GEMM collective does not compile here: its filter TMA type composes a
 // static tile onto the dynamic (C, S, R) mode. The filter needs no such view: KRSC is a plain
 // [K, R*S*C] K-major matrix whose columns run in the im2col reduction order, C fastest, then S, R.)
-template <class Element, int TileM, int TileN>
-struct ConvMainloop : GemmMainloop<Element, TileM, TileN, cutlass::layout::ColumnMajor> {
-  using Base = GemmMainloop<Element, TileM, TileN, cutlass::layout::ColumnMajor>;
+template <class Element, int TileM, int TileN, bool Staged>
+struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor> {
+  using Base = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor>;
   using TileShape = typename Base::TileShape;
   using SmemLayoutA = typename Base::SmemLayoutA;
   using SmemLayoutB = typename Base::SmemLayoutB;
@@ -112,9 +112,10 @@ struct ConvMainloop : GemmMainloop<Element, TileM, TileN, cutlass::layout::Colum
   }
 };
 
-template <class Element_, int TileM, int TileN>
-struct ConvTraits : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN>> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN>>;
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+struct ConvTraits
+    : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = true;
   struct Params : Base::ParamsBase {

@@ -1,7 +1,7 @@
 // Epilogue of braid's Hopper GEMM and convolution: split-K reduction, bias (convolutions),
 // activation (None / GeLU / ReLU / SwiGLU) and the stores of the tile (staged through shared memory
-// into whole-sector writes for 128x128 tiles, straight from the accumulators for the others; see
-// stages_epilogue in gemm_kernel.cuh), all by the consumer threads.
+// into whole-sector writes, or straight from the accumulators: EpilogueStore in gemm_config.hpp),
+// all by the consumer threads.
 //
 // Accumulator layout (wgmma 64xN per warpgroup, fp32): value i of a thread sits at (row, col) given
 // by the identity tensor partitioned like the accumulators; values 2j and 2j+1 are adjacent columns of
@@ -86,7 +86,7 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
 }
 
 // Stores the tile straight from the accumulators: each warp store writes 8 rows x 16 bytes (half
-// sectors). Used for the tiles that do not stage their output (stages_epilogue).
+// sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
 template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
                                            int n_out, int m0, int n0_out, const Element* bias,

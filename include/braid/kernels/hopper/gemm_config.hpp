@@ -26,6 +26,19 @@ inline const char* activation_name(Activation a) {
 constexpr int kTileM = 128;  // the default tile height
 constexpr int kTileK = 64;   // every tile's K depth
 
+// How the epilogue writes a tile to D (epilogue.cuh). Staged: through a padded shared-memory buffer
+// into whole-sector 16-byte stores; the buffer is carved out of the pipeline, so the kernel has one
+// stage fewer. Direct: straight from the accumulators (each warp store writes 8 rows x 16 bytes,
+// half sectors). Which wins depends on the shape: a compute-bound 128x128 GEMM gains 7-16% from
+// staging, a weight-streaming one loses the stage (bench/results/gemm-vs-cutlass-diagnosis-*.md),
+// so both are instantiated where it matters and the tuners try both.
+enum class EpilogueStore : uint8_t { Default, Direct, Staged };
+// Default: staged for 128x128 tiles (measured faster on the compute-bound GEMMs), direct otherwise.
+constexpr bool stages_epilogue_by_default(int tile_m, int tile_n) { return tile_m == 128 && tile_n == 128; }
+constexpr bool stages_epilogue(int tile_m, int tile_n, EpilogueStore e) {
+  return e == EpilogueStore::Default ? stages_epilogue_by_default(tile_m, tile_n) : e == EpilogueStore::Staged;
+}
+
 // The tile is tile_m x tile_n x 64: tile_m 128 (two consumer warpgroups of 64 rows each) or 64 (one:
 // more pipeline stages of weights when tokens are few), one TMA producer warp.
 struct GemmConfig {
@@ -42,15 +55,19 @@ struct GemmConfig {
   // deterministic). Excludes splits > 1.
   bool stream_k = false;
   int tile_m = kTileM;  // 128 or 64
+  EpilogueStore store = EpilogueStore::Default;  // named only where it differs from the tile's default
+  bool staged() const { return stages_epilogue(tile_m, tile_n, store); }
+  bool default_store() const { return staged() == stages_epilogue_by_default(tile_m, tile_n); }
   std::string name() const {
-    return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
+    return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
+           (default_store() ? "" : staged() ? "-staged" : "-direct") + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
-// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk"). Returns an
+// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -73,6 +90,12 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     if (text.compare(p, 7, "streamk") == 0) {
       c.stream_k = true;
       p += 7;
+    } else if (text.compare(p, 6, "staged") == 0) {
+      c.store = EpilogueStore::Staged;
+      p += 6;
+    } else if (text.compare(p, 6, "direct") == 0) {
+      c.store = EpilogueStore::Direct;
+      p += 6;
     } else if (text.compare(p, 8, "rowmajor") == 0) {
       c.order = OrderKind::RowMajor;
       p += 8;
@@ -83,7 +106,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -sk<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

@@ -41,10 +41,10 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch: " + cudaGetErrorString(e));
 }
 
-template <class Element, int TileM, int TileN>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileM, TileN>;
+  using Traits = GemmTraits<Element, TileM, TileN, Staged>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }

@@ -41,17 +41,13 @@ namespace braid::hopper {
 // builders size their pipelines to the rest.
 constexpr int kExtraSmem = 256;
 
-// 128x128 tiles stage their output in shared memory (epilogue.cuh, store_tile_staged): a
-// [128][136] buffer of 2-byte elements carved out of the pipeline, 7 -> 6 stages. Measured on an H100
-// (bench/results/gemm-vs-cutlass-diagnosis-h100-20261123.md): the compute-bound GEMMs gain 7-16%
-// (whole-sector stores), and 6 stages alone are no slower there. Other tiles store directly: the
-// carve-out would cost them a stage too, and the 64-row tiles stream weights at small M, where a
-// stage fewer (9 -> 8) made them ~10% slower (MLP run at b48d64b); 256-column tiles show no store
-// cost.
-constexpr bool stages_epilogue(int tile_m, int tile_n) { return tile_m == 128 && tile_n == 128; }
-constexpr int epilogue_staging_bytes(int tile_m, int tile_n) {
-  return stages_epilogue(tile_m, tile_n) ? tile_m * (tile_n + 8) * 2 : 0;
-}
+// Staged epilogues (EpilogueStore in gemm_config.hpp; epilogue.cuh, store_tile_staged) write the
+// tile into a [tile_m][tile_n + 8] buffer of 2-byte elements carved out of the pipeline (128x128:
+// 7 -> 6 stages). Measured on an H100 (bench/results/gemm-vs-cutlass-diagnosis-h100-20261123.md):
+// compute-bound 128x128 GEMMs gain 7-16% (whole-sector stores); the bandwidth-bound ones lose the
+// stage (MLP run at a2cc57d), and the 64-row weight-streaming tiles lost ~10% (9 -> 8 stages, run at
+// b48d64b). Hence one instantiation per (tile, store) where both matter, and the tuners choose.
+constexpr int epilogue_staging_bytes(int tile_m, int tile_n, bool staged) { return staged ? tile_m * (tile_n + 8) * 2 : 0; }
 
 // A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
 // producer warpgroup), which makes them visible at gpu scope and posts the tile's semaphore. The
@@ -68,7 +64,7 @@ struct PostSlot {
 // What every instantiation of the kernel shares, given its collective mainloop: warp roles,
 // registers, shared storage. The GEMM and convolution traits add their Params and the index math
 // of their A operand (which rows and columns of a produced matrix a k-tile reads).
-template <class Element_, int TileM, int TileN, class Mainloop_>
+template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
@@ -97,7 +93,7 @@ struct WarpSpecializedTraits {
   static constexpr int kProducerRegs = TileM == 128 && TileN == 256 ? 40 : 0;
   static constexpr int kConsumerRegs = TileM == 128 && TileN == 256 ? 232 : 0;
 
-  static constexpr bool kStagedEpilogue = stages_epilogue(TileM, TileN);
+  static constexpr bool kStagedEpilogue = Staged;
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
@@ -109,7 +105,7 @@ struct WarpSpecializedTraits {
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
-  static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN),
+  static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
 
   // The parameters every instantiation has (the traits' Params derive from this).
@@ -132,19 +128,21 @@ struct WarpSpecializedTraits {
 // that a pipeline stage spends less shared memory on the token operand and more stages of weights
 // are in flight when tokens are few.
 // LayoutB: RowMajor for the GEMMs' [K, N] weights, ColumnMajor (K-major) for convolution filters.
-template <class Element, int TileM, int TileN, class LayoutB = cutlass::layout::RowMajor>
+// Staged: the pipeline leaves room for the epilogue's staging buffer.
+template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor>
 using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
     LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
     cute::Shape<cute::_1, cute::_1, cute::_1>,
-    cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN)>,
+    cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
     cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::gemm::KernelTmaWarpSpecialized>>::CollectiveOp;
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
-template <class Element_, int TileM, int TileN>
-struct GemmTraits : WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN>> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN>>;
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+struct GemmTraits
+    : WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN, Staged>, Staged> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN, Staged>, Staged>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = false;
   struct Params : Base::ParamsBase {};

@@ -46,8 +46,10 @@ class GemmKernelBase : public KernelBase {
                            unsigned long long* arrivals) = 0;
 };
 
-// The instantiation for (dtype, tile_m, tile_n) (src/hopper/instances/*.cu); nullptr when there is none.
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n);
+// The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/*.cu); nullptr
+// when there is none. Every tile has its default store (stages_epilogue_by_default); the other store
+// only where it was measured to matter (fp16 128x128 direct).
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged);
 
 // One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
 // split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and
