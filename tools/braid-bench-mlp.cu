@@ -412,6 +412,8 @@ int main(int argc, char** argv) {
           v.weights_first = R;
           v.g1 = g1;
           v.g2 = g2;
+          for (const MlpVariant& x : variants)
+            if (x.name() == v.name()) return;  // already tried
           variants.push_back(v);
         };
         const workloads::GemmChoice b1 = c1[0].second, b2 = c2[0].second;
@@ -424,6 +426,12 @@ int main(int argc, char** argv) {
         add_variant(Sy::TileSync, Ordering::PDL, false, false, b1, b2);
         if (c2.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, c2[1].second);
         if (c1.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, c1[1].second, b2);
+        // PDL alone with the runner-up configurations too: a GEMM's fastest configuration alone is not
+        // always the fastest next to the other GEMM (LLaMA T=128 at bd0e2dc: gemm2 128x128-direct
+        // 24.1 us alone vs 64x128 24.7, yet the chain 72.7 vs 60.3 us).
+        for (size_t i = 0; i < std::min<size_t>(2, c1.size()); ++i)
+          for (size_t j = 0; j < std::min<size_t>(2, c2.size()); ++j)
+            if (i + j > 0) add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, c1[i].second, c2[j].second);
         // The fastest GEMMs alone need not make the fastest chain (a skinny GEMM next to a Hopper one
         // has run slower than the sum of their times): also both GEMMs of one kind.
         auto best_of_kind = [](const std::vector<std::pair<double, workloads::GemmChoice>>& c, bool skinny_kind) {
