@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   std::string layers_arg = "64x56,128x28,256x14,512x7", batches_arg = "1,4,8,12,16,20,24,28,32", out, peers_path,
               trace_dir;
   std::string commit = BRAID_GIT_COMMIT;
+  std::string configs_arg;  // empty: the built-in candidates
   int reps = 30;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -87,10 +88,12 @@ int main(int argc, char** argv) {
     else if (a == "--peers") peers_path = next();
     else if (a == "--commit") commit = next();
     else if (a == "--trace-dir") trace_dir = next();
+    else if (a == "--configs") configs_arg = next();
     else {
       std::fprintf(stderr,
                    "usage: braid-bench-conv [--layers 64x56,128x28,...] [--batches 1,4,...] [--reps N] [--out CSV]\n"
-                   "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR]\n");
+                   "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR]\n"
+                   "                        [--configs 128x64-rowmajor,128x64-staged-sk2-rowmajor,...]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -133,6 +136,19 @@ int main(int argc, char** argv) {
       candidates.push_back(c);
     }
 
+  if (!configs_arg.empty()) {  // the user's candidates instead (e.g. one config for a profiler)
+    candidates.clear();
+    for (size_t p = 0; p <= configs_arg.size();) {
+      const size_t q = std::min(configs_arg.find(',', p), configs_arg.size());
+      GemmConfig c;
+      if (const std::string why = hopper::parse_gemm_config(configs_arg.substr(p, q - p), c); !why.empty()) {
+        std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
+        return 2;
+      }
+      candidates.push_back(c);
+      p = q + 1;
+    }
+  }
   const int total_cases = int(layers.size() * batches.size());
   int case_no = 0;
   for (const Layer& L : layers)
