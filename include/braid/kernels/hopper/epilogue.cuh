@@ -72,7 +72,7 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
   // one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56 N=32: loads issued pair by pair, behind
   // the previous pair's store, made L1TEX waits ~38% of the warps' stall cycles).
   constexpr int kPairs = kValues / 2;
-  constexpr int kChunk = !kBias ? 1 : kPairs < 16 ? kPairs : 16;
+  constexpr int kChunk = !kBias ? 1 : kPairs < 8 ? kPairs : 8;
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
 #pragma unroll
   for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
