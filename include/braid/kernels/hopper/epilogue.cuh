@@ -51,7 +51,8 @@ __device__ __forceinline__ Pair<Element> ldg_pair(const Element* p) {
 //   that the GEMMs' epilogue carries no bias code. In a chain the residual is an earlier stage's
 //   output: its rows were complete before this tile's waits passed (every conv's window contains its
 //   own pixels, so the chain of waits covers them transitively).
-template <bool kBias, class Element, class Accum, class Coord, class Emit>
+//   kBatchLoads: issue a chunk's bias/residual loads before the first is used (see below).
+template <bool kBias, bool kBatchLoads, class Element, class Accum, class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
                                                      int n_out, int m0, int n0_out, const Element* bias,
                                                      const Element* residual, Emit&& emit) {
@@ -68,11 +69,14 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
     }
     return;
   }
-  // Bias and residual: each chunk's loads are all issued before the first is used, so a chunk costs
-  // one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56 N=32: loads issued pair by pair, behind
-  // the previous pair's store, made L1TEX waits ~38% of the warps' stall cycles).
+  // Bias and residual with kBatchLoads (the direct stores): each chunk's loads are all issued before
+  // the first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56
+  // N=32, 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made
+  // L1TEX waits ~38% of the warps' stall cycles; batched, the conv ran ~5% faster). The staged path
+  // (stores to shared memory, which cannot alias the loads) keeps pair-by-pair loads: batching them
+  // measured slower on the large 128x128 convs (VGG-19 conv2_1 at N=32: 228 -> 253-256 us).
   constexpr int kPairs = kValues / 2;
-  constexpr int kChunk = !kBias ? 1 : kPairs < 8 ? kPairs : 8;
+  constexpr int kChunk = !kBias || !kBatchLoads ? 1 : kPairs < 8 ? kPairs : 8;
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
 #pragma unroll
   for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
@@ -83,7 +87,7 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
         const int i = 2 * (c0 + j);
         const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
         const bool in = r < M && c < n_out;
-        b[j] = in ? ldg_pair(bias + c) : Pair<Element>{};
+        b[j] = !in ? Pair<Element>{} : kBatchLoads ? ldg_pair(bias + c) : *reinterpret_cast<const Pair<Element>*>(bias + c);
         s[j] = in && residual != nullptr ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
                                          : Pair<Element>{};
       }
@@ -121,7 +125,7 @@ template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
                                            int n_out, int m0, int n0_out, const Element* bias,
                                            const Element* residual) {
-  for_each_output_pair<kBias>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+  for_each_output_pair<kBias, true>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
                               [&](int rl, int cl, Pair<Element> v) {
                                 *reinterpret_cast<Pair<Element>*>(D + size_t(m0 + rl) * n_out + n0_out + cl) = v;
                               });
@@ -144,7 +148,7 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
                                                   uint32_t bar) {
   constexpr int kPitch = staging_pitch(kCols);
   ptx::named_barrier_sync(bar, threads);
-  for_each_output_pair<kBias>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+  for_each_output_pair<kBias, false>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
                               [&](int rl, int cl, Pair<Element> v) {
                                 *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v;
                               });
