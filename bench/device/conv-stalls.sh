@@ -18,17 +18,5 @@ for cfg in $CONFIGS; do
     --launch-skip 3 --launch-count 1 "$BIN/braid-bench-conv" --layers "$LAYER" --batches "$BATCH" --configs "$cfg" \
     --reps 6 > "$OUT/$tag-run.log" 2>&1
   "$NCU" --import "$OUT/$tag.ncu-rep" --page details 2>&1 | grep -v "^    ---" | head -160
-  "$NCU" --import "$OUT/$tag.ncu-rep" --page source --csv --print-source sass 2>/dev/null | python3 -c '
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-hdr = next((i for i, r in enumerate(rows) if "Source" in r), None)
-if hdr is None: sys.exit("no source page")
-h = rows[hdr]; body = rows[hdr + 1:]
-src = h.index("Source")
-col = next(i for i, c in enumerate(h) if c.startswith("Warp Stall Sampling (All"))
-tot = sum(float(r[col] or 0) for r in body if len(r) > col)
-top = sorted(body, key=lambda r: -float(r[col] or 0) if len(r) > col else 0)[:25]
-print(f"total stall samples {tot:.0f}")
-for r in top: print(f"{100*float(r[col] or 0)/tot:5.1f}%  {r[src][:110]}")
-'
+  "$NCU" --import "$OUT/$tag.ncu-rep" --page source --csv --print-source sass 2>/dev/null | python3 "$(dirname "$0")/ncu_top_sass.py"
 done

@@ -11,19 +11,7 @@ mkdir -p "$OUT"
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 SECTIONS="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section LaunchStats --section Occupancy --section SourceCounters --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
 top_sass() {  # the SASS lines with the most stall samples, with their share
-  "$NCU" --import "$1" --page source --csv --print-source sass 2>/dev/null | python3 -c '
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-hdr = next((i for i, r in enumerate(rows) if "Source" in r), None)
-if hdr is None: sys.exit("no source page")
-h = rows[hdr]; body = rows[hdr + 1:]
-src = h.index("Source")
-col = next(i for i, c in enumerate(h) if c.startswith("Warp Stall Sampling (All"))
-tot = sum(float(r[col] or 0) for r in body if len(r) > col)
-top = sorted(body, key=lambda r: -float(r[col] or 0) if len(r) > col else 0)[:25]
-print(f"total stall samples {tot:.0f}")
-for r in top: print(f"{100*float(r[col] or 0)/tot:5.1f}%  {r[src][:110]}")
-'
+  "$NCU" --import "$1" --page source --csv --print-source sass 2>/dev/null | python3 "$(dirname "$0")/ncu_top_sass.py"
 }
 echo "== braid $CONFIG M=$M N=$N K=$K"
 timeout 200 "$NCU" --clock-control none $SECTIONS --import-source yes -f -o "$OUT/braid" --kernel-name regex:hopper_gemm \
