@@ -72,9 +72,10 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
   // Bias and residual with kBatchLoads (the direct stores): each chunk's loads are all issued before
   // the first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56
   // N=32, 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made
-  // L1TEX waits ~38% of the warps' stall cycles; batched, the conv ran ~5% faster). The staged path
-  // (stores to shared memory, which cannot alias the loads) keeps pair-by-pair loads: batching them
-  // measured slower on the large 128x128 convs (VGG-19 conv2_1 at N=32: 228 -> 253-256 us).
+  // L1TEX waits ~38% of the warps' stall cycles; batched: 0-5% faster, A/B in one device call,
+  // bench/results/conv-ab-h100-20261123-3fef77a.txt). The staged path keeps pair-by-pair loads: its
+  // stores go to shared memory, not ahead of the loads in the global queue. (Batching there looked
+  // slower across device calls, a spread the A/B later showed to be the machines; not retried.)
   constexpr int kPairs = kValues / 2;
   constexpr int kChunk = !kBias || !kBatchLoads ? 1 : kPairs < 8 ? kPairs : 8;
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
