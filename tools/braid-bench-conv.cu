@@ -138,15 +138,13 @@ int main(int argc, char** argv) {
 
   if (!configs_arg.empty()) {  // the user's candidates instead (e.g. one config for a profiler)
     candidates.clear();
-    for (size_t p = 0; p <= configs_arg.size();) {
-      const size_t q = std::min(configs_arg.find(',', p), configs_arg.size());
+    for (const std::string& name : bench::split_list(configs_arg)) {
       GemmConfig c;
-      if (const std::string why = hopper::parse_gemm_config(configs_arg.substr(p, q - p), c); !why.empty()) {
+      if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
         std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
         return 2;
       }
       candidates.push_back(c);
-      p = q + 1;
     }
   }
   const int total_cases = int(layers.size() * batches.size());

@@ -16,6 +16,7 @@
 
 #include "braid/bench/cublaslt_gemm.cuh"
 #include "braid/bench/half_bits.hpp"
+#include "braid/bench/peers.hpp"
 #include "braid/bench/harness.cuh"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/kernels/hopper/gemm_op.hpp"
@@ -25,20 +26,6 @@
 #endif
 
 using namespace braid;
-
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t p = 0; p <= s.size();) {
-    const size_t q = std::min(s.find(',', p), s.size());
-    if (q > p) out.push_back(s.substr(p, q - p));
-    p = q + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> ms = {1};
@@ -56,7 +43,7 @@ int main(int argc, char** argv) {
     };
     if (a == "--m") {
       ms.clear();
-      for (const auto& t : split(next())) ms.push_back(std::atoi(t.c_str()));
+      for (const auto& t : bench::split_list(next())) ms.push_back(std::atoi(t.c_str()));
     } else if (a == "--n") N = std::atoi(next().c_str());
     else if (a == "--k") K = std::atoi(next().c_str());
     else if (a == "--act") act = next();
@@ -189,7 +176,7 @@ int main(int argc, char** argv) {
         if (!bf16)  // the 128x128 tile's other epilogue store (EpilogueStore)
           for (const char* name : {"128x128-direct", "128x128-direct-rowmajor", "128x128-direct-streamk"}) names.push_back(name);
       } else if (configs != "none") {
-        names = split(configs);
+        names = bench::split_list(configs);
       }
       for (const std::string& name : names) {
         hopper::GemmConfig c;

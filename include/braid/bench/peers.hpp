@@ -11,6 +11,16 @@
 
 namespace braid::bench {
 
+// The non-empty items of a comma-separated list ("a,,b" -> {"a", "b"}).
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ','))
+    if (!t.empty()) out.push_back(t);
+  return out;
+}
+
 inline std::vector<int> parse_int_list(const std::string& s) {
   std::vector<int> v;
   std::stringstream ss(s);
