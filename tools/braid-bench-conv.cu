@@ -97,6 +97,16 @@ int main(int argc, char** argv) {
       return a == "--help" ? 0 : 2;
     }
   }
+  // --configs (e.g. one config for a profiler), checked before any GPU work
+  std::vector<hopper::GemmConfig> user_candidates;
+  for (const std::string& name : bench::split_list(configs_arg)) {
+    hopper::GemmConfig c;
+    if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
+      std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
+      return 2;
+    }
+    user_candidates.push_back(c);
+  }
   const auto layers = parse_layers(layers_arg);
   const auto batches = bench::parse_int_list(batches_arg);
   const auto peers = bench::read_peers(peers_path);
@@ -136,17 +146,7 @@ int main(int argc, char** argv) {
       candidates.push_back(c);
     }
 
-  if (!configs_arg.empty()) {  // the user's candidates instead (e.g. one config for a profiler)
-    candidates.clear();
-    for (const std::string& name : bench::split_list(configs_arg)) {
-      GemmConfig c;
-      if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
-        std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
-        return 2;
-      }
-      candidates.push_back(c);
-    }
-  }
+  if (!user_candidates.empty()) candidates = user_candidates;  // --configs: the user's instead
   const int total_cases = int(layers.size() * batches.size());
   int case_no = 0;
   for (const Layer& L : layers)
