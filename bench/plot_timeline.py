@@ -57,8 +57,11 @@ def main():
             if w > 0:
                 ax.barh(r["lane"], w, left=s, height=0.9, color=c, alpha=0.25, linewidth=0)
             ax.barh(r["lane"], e - s - w, left=s + w, height=0.9, color=c, linewidth=0)
+            m = float(r.get("mainloop_end_us") or -1)  # older traces have no such column
+            if s < m < e:  # the epilogue (stores, split-K reduction), hatched
+                ax.barh(r["lane"], e - m, left=m, height=0.9, color="none", edgecolor="k", hatch="////", linewidth=0)
         makespan = max(float(r["end_us"]) for r in rows)
-        ax.set_title(f"{os.path.basename(path)}  (makespan {makespan:.1f} us; pale = spin-wait)", fontsize=9)
+        ax.set_title(f"{os.path.basename(path)}  (makespan {makespan:.1f} us; pale = spin-wait, hatched = epilogue)", fontsize=9)
         ax.set_xlabel("time (us)")
         ax.set_ylabel("SM slots")
         ax.set_ylim(-1, n)

@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(64, 1)
 template <int kTileN, bool kMma>
 __global__ void __launch_bounds__(384, 1)
     mainloop_probe(const __grid_constant__ typename ConvMainloop<Element, 128, kTileN, false>::Params conv, Geometry g, Conv2dProblem problem,
-                   float* sink) {
+                   float* sink, unsigned long long* stamps) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
   using ConvML = ConvMainloop<Element, 128, kTileN, false>;
@@ -210,6 +210,8 @@ __global__ void __launch_bounds__(384, 1)
     }
   } else {
     const int t = threadIdx.x - 128;
+    unsigned long long t0 = 0;
+    if (t == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     typename ConvML::TiledMma tiled_mma;
     PipelineState read;
     float keep = 0.f;
@@ -229,6 +231,12 @@ __global__ void __launch_bounds__(384, 1)
       }
     }
     if (keep == 1234.5f) sink[threadIdx.x] = keep;
+    if (t == 0 && stamps != nullptr) {  // this CTA's consumer start and end (globaltimer, ns)
+      unsigned long long t1;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+      stamps[2 * blockIdx.x] = t0;
+      stamps[2 * blockIdx.x + 1] = t1;
+    }
   }
 #endif
 }
@@ -389,10 +397,14 @@ int main(int argc, char** argv) {
     // state per k-step, the rest the launch's fixed cost (launch, descriptor fetch, pipeline fill).
     auto time_us = [&](auto&& launch) {
       cudaEvent_t e0, e1;
+      static char* scratch = nullptr;  // TMA_LOADS_FLUSH: 128 MiB written before each launch (L2 cold, as the benchmarks run)
+      const bool flush = std::getenv("TMA_LOADS_FLUSH") != nullptr;
+      if (flush && scratch == nullptr) CK(cudaMalloc(&scratch, 128u << 20));
       CK(cudaEventCreate(&e0));
       CK(cudaEventCreate(&e1));
       std::vector<float> ts;
       for (int rep = 0; rep < 23; ++rep) {
+        if (flush) CK(cudaMemsetAsync(scratch, rep, 128u << 20));
         CK(cudaEventRecord(e0));
         launch();
         CK(cudaEventRecord(e1));
@@ -452,9 +464,38 @@ int main(int argc, char** argv) {
       CK(cudaFuncSetAttribute(mainloop_probe<kTileN, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem2));
       const char* kind = kTileN == 64 ? "im2col" : "im2c-128";
       report(kind, "pipe", gv, units, grid, true, true,
-             [&](const Geometry& gr) { mainloop_probe<kTileN, false><<<grid, 384, smem2>>>(mp, gr, problem, sink); });
+             [&](const Geometry& gr) { mainloop_probe<kTileN, false><<<grid, 384, smem2>>>(mp, gr, problem, sink, nullptr); });
       report(kind, "pipe+mma", gv, units, grid, true, true,
-             [&](const Geometry& gr) { mainloop_probe<kTileN, true><<<grid, 384, smem2>>>(mp, gr, problem, sink); });
+             [&](const Geometry& gr) { mainloop_probe<kTileN, true><<<grid, 384, smem2>>>(mp, gr, problem, sink, nullptr); });
+      {  // one more launch with stamps: when the CTAs' consumers start and end, relative to the first
+        Geometry g1 = gv;
+        g1.repeat = 1;
+        unsigned long long* st;
+        CK(cudaMalloc(&st, 2 * sizeof(unsigned long long) * grid));
+        if (std::getenv("TMA_LOADS_FLUSH") != nullptr) {
+          char* scratch;
+          CK(cudaMalloc(&scratch, 128u << 20));
+          CK(cudaMemset(scratch, 1, 128u << 20));
+          CK(cudaFree(scratch));
+        }
+        mainloop_probe<kTileN, true><<<grid, 384, smem2>>>(mp, g1, problem, sink, st);
+        CK(cudaDeviceSynchronize());
+        std::vector<unsigned long long> h(2 * grid);
+        CK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
+        CK(cudaFree(st));
+        unsigned long long lo = ~0ull, hi = 0;
+        std::vector<float> starts, durs;
+        for (int b = 0; b < grid; ++b) lo = std::min(lo, h[2 * b]);
+        for (int b = 0; b < grid; ++b) {
+          hi = std::max(hi, h[2 * b + 1]);
+          starts.push_back(float(h[2 * b] - lo) * 1e-3f);
+          durs.push_back(float(h[2 * b + 1] - h[2 * b]) * 1e-3f);
+        }
+        std::printf("%-12s %-8s stamps: consumers start within %.2f us (median %.2f), run %.2f us median (max %.2f), "
+                    "first start to last end %.2f us\n",
+                    label, kind, *std::max_element(starts.begin(), starts.end()), median(starts), median(durs),
+                    *std::max_element(durs.begin(), durs.end()), float(hi - lo) * 1e-3f);
+      }
     };
     mainloop_rows(std::integral_constant<int, 64>{});
     mainloop_rows(std::integral_constant<int, 128>{});

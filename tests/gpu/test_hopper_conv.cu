@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <deque>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,49 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
         ASSERT_EQ(std::memcmp(want2.data(), Y2.h.data(), want2.size() * 2), 0) << "conv 2, run " << rep;
       }
     }
+  }
+  BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+// The timeline's per-tile record: every tile of both convs traced once, on a real SM, with its mainloop
+// ending between its start and its end -- through the poster warp (synchronized chain) and the
+// consumers' own record (stream order), with a split-K configuration whose last segment records.
+TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
+  std::mt19937 rng(31);
+  const int N = 2, H = 14, W = 14, C = 64, K = 128;
+  const size_t pix = size_t(N) * H * W;
+  Buf X(pix * C), W1(size_t(K) * 9 * C), B1(K), W2(size_t(K) * 9 * K), B2(K), Y1(pix * K), Y2(pix * K);
+  for (Buf* b : {&X, &W1, &B1, &W2, &B2}) b->random(rng, 0.1f, DType::F16);
+  GemmConfig g1{64, 1, 0}, g2{64, 2, 0};  // conv 2 split in two along K
+  g1.order = g2.order = OrderKind::RowMajor;
+  int sms = 0;
+  BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  ChainOptions opt;
+  opt.trace = true;
+  ConvChainVariant stream, sync;
+  stream.ordering = Ordering::StreamOrder;
+  sync.ordering = Ordering::PDL;  // Conv2DTileSync by default
+  for (const ConvChainVariant& v : {stream, sync}) {
+    SCOPED_TRACE(v.name());
+    ConvChain chain({DType::F16, {N, H, W}, C, X.d, {{K, W1.d, B1.d, Y1.d, g1}, {K, W2.d, B2.d, Y2.d, g2}}}, v, opt);
+    chain.chain().clear_trace(s);
+    chain.run(s);
+    chain.check(s);
+    const std::vector<TraceRecord> trace = chain.chain().download_trace();
+    const uint32_t tiles = uint32_t((pix + 127) / 128) * uint32_t(K / 64);
+    std::vector<std::set<std::pair<uint32_t, uint32_t>>> seen(2);
+    for (const TraceRecord& r : trace) {
+      ASSERT_TRUE(r.stage == 0 || r.stage == 1);
+      EXPECT_TRUE(seen[r.stage].insert({r.tile.x, r.tile.y}).second) << "tile traced twice";
+      EXPECT_LT(r.smid, uint32_t(sms));
+      EXPECT_LE(r.start_us, r.mainloop_end_us);
+      EXPECT_LE(r.mainloop_end_us, r.end_us);
+      EXPECT_GE(r.start_us, 0.0);
+    }
+    EXPECT_EQ(seen[0].size(), tiles);
+    EXPECT_EQ(seen[1].size(), tiles);
   }
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }

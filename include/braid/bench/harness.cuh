@@ -206,10 +206,10 @@ inline void write_results_csv(const std::string& path, const std::string& commit
 inline void write_trace_csv(const std::string& path, const std::vector<TraceRecord>& trace) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + path);
-  std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us\n");
+  std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us,mainloop_end_us\n");
   for (const auto& r : trace)
-    std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
-                 r.end_us, r.wait_us);
+    std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
+                 r.end_us, r.wait_us, r.mainloop_end_us);
   std::fclose(f);
 }
 

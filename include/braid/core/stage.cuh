@@ -61,6 +61,7 @@ struct TileTrace {
   uint64_t wait_ns;   // time spent spinning in waits for this tile
   uint32_t smid;
   uint32_t block;     // linear block index
+  uint64_t mainloop_end_ns;  // when its last MMA finished, before the epilogue (0: kernel does not record it)
 };
 
 struct TileShape {

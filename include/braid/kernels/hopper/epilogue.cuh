@@ -42,6 +42,22 @@ __device__ __forceinline__ Pair<Element> ldg_pair(const Element* p) {
   return v;
 }
 
+// At a tile's start, pull into L2 what its epilogue will read besides the accumulators -- the tile's
+// bias columns and residual rows -- so that the epilogue, a whole mainloop later, finds them in L2
+// rather than waiting on DRAM (layers, and the benchmarks, start with these cold). A hint only:
+// prefetch.global.L2 returns no data, so in a chain it cannot read a residual row too early (the
+// epilogue's own loads, ordered after the tile's waits, read the coherent L2).
+template <int TileM, class Element>
+__device__ __forceinline__ void prefetch_epilogue_inputs(const Element* bias, const Element* residual, int M,
+                                                         int n_out, int m0, int n0_out, int cols, int t) {
+  constexpr int kLine = 128 / int(sizeof(Element));  // elements per 128-byte line
+  const int c1 = min(n0_out + cols, n_out);
+  if (t < TileM && residual != nullptr && m0 + t < M)
+    for (int c = n0_out; c < c1; c += kLine) ptx::prefetch_l2(residual + size_t(m0 + t) * n_out + c);
+  if (t == 0 && bias != nullptr)
+    for (int c = n0_out; c < c1; c += kLine) ptx::prefetch_l2(bias + c);
+}
+
 // The tile's output values: emit(row, col, pair) for every accumulator pair of this thread whose
 // output element (m0 + row, n0_out + col) lies inside D, with pair = act(acc + bias[c] + residual[r, c])
 // rounded once to Element.
@@ -75,7 +91,8 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
   // L1TEX waits ~38% of the warps' stall cycles; batched: 0-5% faster, A/B in one device call,
   // bench/results/conv-ab-h100-20261123-3fef77a.txt). The staged path keeps pair-by-pair loads: its
   // stores go to shared memory, not ahead of the loads in the global queue. (Batching there looked
-  // slower across device calls, a spread the A/B later showed to be the machines; not retried.)
+  // slower across device calls; retried in one call at session 10: the staged epilogue 3.30 -> 3.39 us
+  // (128x64) and 6.8 -> 7.1 us (128x128) per tile, bench/results/conv-epilogue-h100-20261123.txt.)
   constexpr int kPairs = kValues / 2;
   constexpr int kChunk = !kBias || !kBatchLoads ? 1 : kPairs < 8 ? kPairs : 8;
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");

@@ -58,7 +58,8 @@ struct PostSlot {
   Tile tile;
   uint32_t tile_lin;
   uint32_t done;      // no more tiles: the poster leaves
-  uint64_t t_start;   // traces
+  uint64_t t_start;   // traces: when the consumers took the tile, and when its mainloop ended
+  uint64_t t_mainloop;
 };
 
 // What every instantiation of the kernel shares, given its collective mainloop: warp roles,
@@ -316,6 +317,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
           if (sp.trace != nullptr) {
             TileTrace& r = sp.trace[ps.tile_lin];
             r.start_ns = ps.t_start;
+            r.mainloop_end_ns = ps.t_mainloop;
             r.end_ns = ptx::globaltimer_ns();
             r.smid = ptx::smid();
             r.block = blockIdx.x;
@@ -342,9 +344,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);
+      if constexpr (Traits::kBias)
+        detail::prefetch_epilogue_inputs<kTileM>(p.bias, p.residual, p.M, p.n_out, int(w.tile.y) * kTileM,
+                                                 int(w.tile.x) * tile_n_out, tile_n_out, t);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
+      const uint64_t t_mainloop = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
 
       const int m0 = int(w.tile.y) * kTileM;
       if (w.nseg > 1) {  // the tile is cut into segments: the last to arrive sums them in order
@@ -377,7 +383,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
         const uint32_t slot = n_posted & 1u;
         if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
-        if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start};
+        if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start, t_mainloop};
         ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
         ++n_posted;
       } else if (sp.trace != nullptr) {
@@ -385,6 +391,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         if (t == 0) {
           TileTrace& r = sp.trace[w.tile_lin];
           r.start_ns = t_start;
+          r.mainloop_end_ns = t_mainloop;
           r.end_ns = ptx::globaltimer_ns();
           r.smid = ptx::smid();
           r.block = blockIdx.x;
