@@ -210,8 +210,7 @@ __global__ void __launch_bounds__(384, 1)
     }
   } else {
     const int t = threadIdx.x - 128;
-    unsigned long long t0 = 0;
-    if (t == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const unsigned long long t0 = t == 0 ? braid::ptx::globaltimer_ns() : 0;
     typename ConvML::TiledMma tiled_mma;
     PipelineState read;
     float keep = 0.f;
@@ -232,10 +231,8 @@ __global__ void __launch_bounds__(384, 1)
     }
     if (keep == 1234.5f) sink[threadIdx.x] = keep;
     if (t == 0 && stamps != nullptr) {  // this CTA's consumer start and end (globaltimer, ns)
-      unsigned long long t1;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
       stamps[2 * blockIdx.x] = t0;
-      stamps[2 * blockIdx.x + 1] = t1;
+      stamps[2 * blockIdx.x + 1] = braid::ptx::globaltimer_ns();
     }
   }
 #endif
