@@ -5,8 +5,9 @@
 //
 // Accumulator layout (wgmma 64xN per warpgroup, fp32): value i of a thread sits at (row, col) given
 // by the identity tensor partitioned like the accumulators; values 2j and 2j+1 are adjacent columns of
-// one row (stored as one 32-bit pair), and the second half of a thread's values holds the columns
-// tile_n/2 to the right of the first half (SwiGLU pairs gate column c with up column c + tile_n/2).
+// one row (stored as one 32-bit pair); AccumShape below names the fragment's modes (a warpgroup that
+// computes 128 rows alone -- the ping-pong experiment, branch experiment/pingpong -- holds two 64-row
+// blocks; the epilogue handles any number).
 //
 // Split-K partials go to global memory in the accumulators' own layout (float2 per value pair,
 // thread-interleaved, so a warp's stores are contiguous); only rows < M are written and read.
@@ -42,53 +43,97 @@ __device__ __forceinline__ Pair<Element> ldg_pair(const Element* p) {
   return v;
 }
 
-// At a tile's start, pull into L2 what its epilogue will read besides the accumulators -- the tile's
-// bias columns and residual rows -- so that the epilogue, a whole mainloop later, finds them in L2
-// rather than waiting on DRAM (layers, and the benchmarks, start with these cold). A hint only:
-// prefetch.global.L2 returns no data, so in a chain it cannot read a residual row too early (the
-// epilogue's own loads, ordered after the tile's waits, read the coherent L2).
+// The bias of a thread's output columns, loaded into registers at the tile's start so that the loads
+// complete under the mainloop: the epilogue then waits on no load at all (without a residual). A
+// thread's accumulators cover kGroups = tile_n / 8 column pairs, each in every row it holds, so one
+// pair per group is all of its bias. (Loaded in the epilogue, in chunks, each chunk's round trip sat
+// between the mainloop and the stores: per-tile traces of 128x64 convs, epilogue median 2.8-2.9 us
+// before, 1.9-2.0 us after, bench/results/pingpong-ab-h100-20261123.txt.) Bias is a weight, never a
+// stage's output, so loading it before the tile's waits is safe in a chain.
+template <class Element, int kGroups>
+struct TileBias {
+  Pair<Element> v[kGroups];
+};
+
+// Accumulator value i of a thread: (c2, r2, g, m) = (column of the pair, row +0/+8, 8-column group,
+// 64-row block) with i = c2 + 2 r2 + 4 g + 4 kGroups m -- wgmma's 64xN fragment, ((2, 2, N/8), M/64, 1).
+template <class Accum>
+struct AccumShape {
+  static constexpr int kValues = decltype(cute::size(Accum{}))::value;
+  static constexpr int kGroups = decltype(cute::size<0, 2>(Accum{}))::value;
+  static constexpr int kPerBlock = 4 * kGroups;
+  static constexpr int kBlocks = kValues / kPerBlock;
+  static_assert(decltype(cute::size<0>(Accum{}))::value == kPerBlock && kValues % kPerBlock == 0,
+                "accumulators laid out as wgmma's ((2, 2, N/8), M/64, 1) fragment");
+};
+
+template <bool kBias, class Element, class Accum, class Coord>
+__device__ __forceinline__ auto load_tile_bias(const Element* bias, const Accum&, const Coord& coord, int n_out,
+                                               int n0_out) {
+  constexpr int kGroups = AccumShape<Accum>::kGroups;
+  TileBias<Element, kBias ? kGroups : 1> b{};
+  if constexpr (kBias) {
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int c = n0_out + int(cute::get<1>(coord(4 * g)));
+      b.v[g] = c < n_out ? ldg_pair(bias + c) : Pair<Element>{};
+    }
+  }
+  return b;
+}
+
+// At a tile's start, pull into L2 the residual rows its epilogue will read, so that the epilogue, a
+// whole mainloop later, finds them in L2 rather than waiting on DRAM (layers, and the benchmarks,
+// start with these cold). A hint only: prefetch.global.L2 returns no data, so in a chain it cannot read
+// a residual row too early (the epilogue's own loads, ordered after the tile's waits, read the coherent L2).
 template <int TileM, class Element>
-__device__ __forceinline__ void prefetch_epilogue_inputs(const Element* bias, const Element* residual, int M,
-                                                         int n_out, int m0, int n0_out, int cols, int t) {
+__device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual, int M, int n_out, int m0,
+                                                         int n0_out, int cols, int t) {
   constexpr int kLine = 128 / int(sizeof(Element));  // elements per 128-byte line
   const int c1 = min(n0_out + cols, n_out);
   if (t < TileM && residual != nullptr && m0 + t < M)
     for (int c = n0_out; c < c1; c += kLine) ptx::prefetch_l2(residual + size_t(m0 + t) * n_out + c);
-  if (t == 0 && bias != nullptr)
-    for (int c = n0_out; c < c1; c += kLine) ptx::prefetch_l2(bias + c);
 }
 
 // The tile's output values: emit(row, col, pair) for every accumulator pair of this thread whose
 // output element (m0 + row, n0_out + col) lies inside D, with pair = act(acc + bias[c] + residual[r, c])
 // rounded once to Element.
 //   accum, coord: a thread's accumulator values and their (row, col) inside the tile.
-//   kBias: add bias[c] (one per output column) and, when `residual` is not null, residual[r, c] (same
-//   layout as D: a ResNet block's shortcut) before the activation, in fp32. A compile-time switch so
-//   that the GEMMs' epilogue carries no bias code. In a chain the residual is an earlier stage's
-//   output: its rows were complete before this tile's waits passed (every conv's window contains its
-//   own pixels, so the chain of waits covers them transitively).
-//   kBatchLoads: issue a chunk's bias/residual loads before the first is used (see below).
-template <bool kBias, bool kBatchLoads, class Element, class Accum, class Coord, class Emit>
+//   kBias: add the bias (one per output column, `bias`: load_tile_bias) and, when `residual` is not
+//   null, residual[r, c] (same layout as D: a ResNet block's shortcut) before the activation, in fp32.
+//   A compile-time switch so that the GEMMs' epilogue carries no bias code. In a chain the residual is
+//   an earlier stage's output: its rows were complete before this tile's waits passed (every conv's
+//   window contains its own pixels, so the chain of waits covers them transitively).
+//   kBatchLoads: issue a chunk's residual loads before the first is used (see below).
+//   SwiGLU pairs gate column c with up column c + tile_n/2: group g with group g + kGroups/2 of the
+//   same rows.
+template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
-                                                     int n_out, int m0, int n0_out, const Element* bias,
+                                                     int n_out, int m0, int n0_out,
+                                                     const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
-  constexpr int kValues = decltype(cute::size(accum))::value;
+  using Shape = AccumShape<Accum>;
+  constexpr int kValues = Shape::kValues;
   if (act == Activation::SwiGLU) {
-    constexpr int kHalf = kValues / 2;
 #pragma unroll
-    for (int i = 0; i < kHalf; i += 2) {
-      const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
-      if (m0 + rl < M && n0_out + cl < n_out) {
-        const float v0 = silu(accum(i)) * accum(i + kHalf), v1 = silu(accum(i + 1)) * accum(i + 1 + kHalf);
-        emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
-      }
-    }
+    for (int m = 0; m < Shape::kBlocks; ++m)
+#pragma unroll
+      for (int g = 0; g < Shape::kGroups / 2; ++g)
+#pragma unroll
+        for (int r2 = 0; r2 < 2; ++r2) {
+          const int i = 2 * r2 + 4 * g + Shape::kPerBlock * m, up = i + 2 * Shape::kGroups;
+          const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
+          if (m0 + rl < M && n0_out + cl < n_out) {
+            const float v0 = silu(accum(i)) * accum(up), v1 = silu(accum(i + 1)) * accum(up + 1);
+            emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
+          }
+        }
     return;
   }
-  // Bias and residual with kBatchLoads (the direct stores): each chunk's loads are all issued before
-  // the first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56
-  // N=32, 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made
-  // L1TEX waits ~38% of the warps' stall cycles; batched: 0-5% faster, A/B in one device call,
+  // Residual loads with kBatchLoads (the direct stores): each chunk's loads are all issued before the
+  // first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56 N=32,
+  // 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made L1TEX
+  // waits ~38% of the warps' stall cycles; batched: 0-5% faster, A/B in one device call,
   // bench/results/conv-ab-h100-20261123-3fef77a.txt). The staged path keeps pair-by-pair loads: its
   // stores go to shared memory, not ahead of the loads in the global queue. (Batching there looked
   // slower across device calls; retried in one call at session 10: the staged epilogue 3.30 -> 3.39 us
@@ -98,16 +143,15 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
 #pragma unroll
   for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
-    Pair<Element> b[kChunk], s[kChunk];
+    Pair<Element> s[kChunk];
     if constexpr (kBias) {
 #pragma unroll
       for (int j = 0; j < kChunk; ++j) {
         const int i = 2 * (c0 + j);
         const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
-        const bool in = r < M && c < n_out;
-        b[j] = !in ? Pair<Element>{} : kBatchLoads ? ldg_pair(bias + c) : *reinterpret_cast<const Pair<Element>*>(bias + c);
-        s[j] = in && residual != nullptr ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
-                                         : Pair<Element>{};
+        s[j] = r < M && c < n_out && residual != nullptr
+                   ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
+                   : Pair<Element>{};
       }
     }
 #pragma unroll
@@ -117,8 +161,9 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
       if (m0 + rl < M && n0_out + cl < n_out) {
         float v0 = accum(i), v1 = accum(i + 1);
         if constexpr (kBias) {
-          v0 += float(b[j].a);  // the same order as the unfused ops: (acc + bias) + residual
-          v1 += float(b[j].b);
+          const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
+          v0 += float(b.a);  // the same order as the unfused ops: (acc + bias) + residual
+          v1 += float(b.b);
           if (residual != nullptr) {
             v0 += float(s[j].a);
             v1 += float(s[j].b);
@@ -139,9 +184,9 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
 
 // Stores the tile straight from the accumulators: each warp store writes 8 rows x 16 bytes (half
 // sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
-template <bool kBias, class Element, class Accum, class Coord>
+template <bool kBias, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out, const Element* bias,
+                                           int n_out, int m0, int n0_out, const TileBias<Element, kBiasGroups>& bias,
                                            const Element* residual) {
   for_each_output_pair<kBias, true>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
                               [&](int rl, int cl, Pair<Element> v) {
@@ -159,11 +204,11 @@ constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
 // direct stores' half-sector writes cost ~13% of the GEMM. Needs n_out % 8 == 0 and D 16-byte
 // aligned (the caller checks). The leading barrier keeps the previous tile's copy-out from
 // overlapping this tile's writes; `threads` consumer threads meet at named barrier `bar`.
-template <bool kBias, int kRows, int kCols, class Element, class Accum, class Coord>
+template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                                  int n_out, int m0, int n0_out, int tile_cols, const Element* bias,
-                                                  const Element* residual, Element* buf, int t, int threads,
-                                                  uint32_t bar) {
+                                                  int n_out, int m0, int n0_out, int tile_cols,
+                                                  const TileBias<Element, kBiasGroups>& bias, const Element* residual,
+                                                  Element* buf, int t, int threads, uint32_t bar) {
   constexpr int kPitch = staging_pitch(kCols);
   ptx::named_barrier_sync(bar, threads);
   for_each_output_pair<kBias, false>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,

@@ -344,9 +344,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);
+      const int n0_out = int(w.tile.x) * tile_n_out;
       if constexpr (Traits::kBias)
-        detail::prefetch_epilogue_inputs<kTileM>(p.bias, p.residual, p.M, p.n_out, int(w.tile.y) * kTileM,
-                                                 int(w.tile.x) * tile_n_out, tile_n_out, t);
+        detail::prefetch_epilogue_inputs<kTileM>(p.residual, p.M, p.n_out, int(w.tile.y) * kTileM, n0_out,
+                                                 tile_n_out, t);
+      const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
@@ -372,12 +374,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
                                 Traits::kConsumerThreads);
       }
       if (Traits::kStagedEpilogue && staged_ok)
-        detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(
-            accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out, tile_n_out, p.bias, p.residual,
-            smem.staging, t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
+        detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
+                                                                 tile_n_out, bias, p.residual, smem.staging, t,
+                                                                 Traits::kConsumerThreads, Traits::kConsumerBarrier);
       else
-        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, int(w.tile.x) * tile_n_out,
-                                          p.bias, p.residual);
+        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, bias, p.residual);
       if (posting) {
         // Hand the tile to the poster warp: every consumer thread's stores are ordered before its
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
