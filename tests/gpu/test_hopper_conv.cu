@@ -238,15 +238,30 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+// Two same-width 3x3 convs in a chain (C -> K -> K), fp16, small random data: the buffers and the
+// chain problem of the trace and stuck-producer tests.
+struct ConvPairBuffers {
+  int N, H, W, C, K;
+  Buf X, W1, B1, W2, B2, Y1, Y2;
+  ConvPairBuffers(int n, int h, int w, int c, int k, std::mt19937& rng)
+      : N(n), H(h), W(w), C(c), K(k), X(pixels() * c), W1(size_t(k) * 9 * c), B1(k), W2(size_t(k) * 9 * k), B2(k),
+        Y1(pixels() * k), Y2(pixels() * k) {
+    for (Buf* b : {&X, &W1, &B1, &W2, &B2}) b->random(rng, 0.1f, DType::F16);
+  }
+  size_t pixels() const { return size_t(N) * H * W; }
+  ConvChainProblem problem(const GemmConfig& g1, const GemmConfig& g2) const {
+    return {DType::F16, {N, H, W}, C, X.d, {{K, W1.d, B1.d, Y1.d, g1}, {K, W2.d, B2.d, Y2.d, g2}}};
+  }
+};
+
 // The timeline's per-tile record: every tile of both convs traced once, on a real SM, with its mainloop
 // ending between its start and its end -- through the poster warp (synchronized chain) and the
 // consumers' own record (stream order), with a split-K configuration whose last segment records.
 TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
   std::mt19937 rng(31);
-  const int N = 2, H = 14, W = 14, C = 64, K = 128;
-  const size_t pix = size_t(N) * H * W;
-  Buf X(pix * C), W1(size_t(K) * 9 * C), B1(K), W2(size_t(K) * 9 * K), B2(K), Y1(pix * K), Y2(pix * K);
-  for (Buf* b : {&X, &W1, &B1, &W2, &B2}) b->random(rng, 0.1f, DType::F16);
+  const int K = 128;
+  const ConvPairBuffers b(2, 14, 14, 64, K, rng);
+  const size_t pix = b.pixels();
   GemmConfig g1{64, 1, 0}, g2{64, 2, 0};  // conv 2 split in two along K
   g1.order = g2.order = OrderKind::RowMajor;
   int sms = 0;
@@ -260,7 +275,7 @@ TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
   sync.ordering = Ordering::PDL;  // Conv2DTileSync by default
   for (const ConvChainVariant& v : {stream, sync}) {
     SCOPED_TRACE(v.name());
-    ConvChain chain({DType::F16, {N, H, W}, C, X.d, {{K, W1.d, B1.d, Y1.d, g1}, {K, W2.d, B2.d, Y2.d, g2}}}, v, opt);
+    ConvChain chain(b.problem(g1, g2), v, opt);
     chain.chain().clear_trace(s);
     chain.run(s);
     chain.check(s);
@@ -283,10 +298,7 @@ TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
 
 TEST_F(HopperTest, ConvChainStuckProducerFailsWithSyncError) {
   std::mt19937 rng(29);
-  const int N = 1, H = 8, W = 8, C = 64, K = 64;
-  const size_t pix = size_t(N) * H * W;
-  Buf X(pix * C), W1(size_t(K) * 9 * C), B1(K), W2(size_t(K) * 9 * K), B2(K), Y1(pix * K), Y2(pix * K);
-  for (Buf* b : {&X, &W1, &B1, &W2, &B2}) b->random(rng, 0.1f, DType::F16);
+  const ConvPairBuffers b(1, 8, 8, 64, 64, rng);
   GemmConfig g{64, 1, 0};
   g.tile_m = 64;
   g.order = OrderKind::RowMajor;
@@ -294,7 +306,7 @@ TEST_F(HopperTest, ConvChainStuckProducerFailsWithSyncError) {
   opt.timeout_ms = 50;
   ConvChainVariant v;
   v.ordering = Ordering::WaitKernel;
-  ConvChain chain({DType::F16, {N, H, W}, C, X.d, {{K, W1.d, B1.d, Y1.d, g}, {K, W2.d, B2.d, Y2.d, g}}}, v, opt);
+  ConvChain chain(b.problem(g, g), v, opt);
   // Fault injection: conv 1 never posts, and never publishes its run as complete either (that would
   // let conv 2 skip its waits: ColumnWaiterWarp::stage_done).
   chain.chain().set_params_hook([](int stage, StageParams& sp) {
