@@ -21,7 +21,7 @@ Variants, all under one CUDA graph per network and batch:
   braid:<v>          v = stream (braid kernels, stream order), pdl-only, conv2dtilesync-pdl, rowsync-pdl,
                      and the last two with dynamic dispatch (-dyn: CTAs take tiles from a ticket counter)
   braid              the fastest braid:<v> (what braid's autotuning would pick)
-Each braid layer's tile config is chosen first by timing it alone (tiles 128/64 x 64/128, 128x64 also with the staged epilogue, split-K 1/2/4,
+Each braid layer's tile config is chosen first by timing it alone (tiles 128/64 x 64/128, 128x64 also with the staged epilogue, split-K 1/2/3/4,
 stream-K). Checks, per variant: outputs poisoned with NaN, one run, logits vs an fp32 reference of the
 same network (rel = max|y - ref| / max|ref| < 2e-2 over ~20 layers) and, for braid, every chain output
 bit-identical to braid:stream with the same tile configs (two runs each). Timing: L2 evicted (256 MiB read) before each replay,
@@ -49,9 +49,9 @@ from torch_common import SCRATCH_BYTES, graphed, log, rel_err, time_it  # noqa: 
 
 TOL = 2e-2
 VARIANTS = ["stream", "pdl-only", "conv2dtilesync-pdl", "rowsync-pdl", "conv2dtilesync-pdl-dyn", "rowsync-pdl-dyn"]
-CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in ("", "-sk2", "-sk4", "-streamk")]
+CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in ("", "-sk2", "-sk3", "-sk4", "-streamk")]
 # 128x64 tiles also with the staged epilogue (whole-sector stores for one pipeline stage; fp16 only)
-CONFIGS += [f"128x64-staged{d}" for d in ("", "-sk2", "-sk4", "-streamk")]
+CONFIGS += [f"128x64-staged{d}" for d in ("", "-sk2", "-sk3", "-sk4", "-streamk")]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------

@@ -124,6 +124,36 @@ TEST_F(HopperTest, GemmMatchesReference) {
   }
 }
 
+// The staged epilogue copies its tile out in 16-byte pieces only where D allows them; a D that is not
+// 16-byte aligned (here 8 bytes into an allocation) takes the element-by-element copy: same values,
+// and nothing written outside D.
+TEST_F(HopperTest, StagedEpilogueWritesAnUnalignedOutput) {
+  std::mt19937 rng(17);
+  const int M = 200, N = 384, K = 512, kOffset = 4;  // 4 fp16 elements: 8 bytes
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N + 2 * kOffset);
+  A.random(rng, 1.0f, DType::F16);
+  B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  for (bool split : {false, true}) {
+    SCOPED_TRACE(split ? "split-K 2" : "whole tiles");
+    GemmOp g;
+    GemmConfig cfg{128, split ? 2 : 1, 0};
+    cfg.tile_m = 128;
+    cfg.store = EpilogueStore::Staged;
+    ASSERT_EQ(g.prepare({DType::F16, A.d, B.d, D.d + kOffset, M, N, K, Activation::GeLU}, cfg), "");
+    D.poison();
+    g.run(nullptr);
+    BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+    D.download();
+    for (int i = 0; i < kOffset; ++i) {
+      EXPECT_EQ(D.h[i], 0xffffu) << "written before D, element " << i;
+      EXPECT_EQ(D.h[D.h.size() - 1 - i], 0xffffu) << "written after D, element " << i;
+    }
+    Buf got(size_t(M) * N);
+    std::copy(D.h.begin() + kOffset, D.h.begin() + kOffset + size_t(M) * N, got.h.begin());
+    EXPECT_LT(rel_error(reference(A, B, M, N, K, Activation::GeLU, 128, DType::F16), got, DType::F16), 2e-3);
+  }
+}
+
 // Stream-K: a fixed schedule gives the same bits run after run (whichever segment arrives last
 // reduces, always in segment order), and agrees with the fp32 reference whatever the CTA count.
 TEST_F(HopperTest, StreamKIsDeterministicAndCorrectForAnyCtaCount) {

@@ -43,16 +43,30 @@ __device__ __forceinline__ Pair<Element> ldg_pair(const Element* p) {
   return v;
 }
 
-// The bias of a thread's output columns, loaded into registers at the tile's start so that the loads
-// complete under the mainloop: the epilogue then waits on no load at all (without a residual). A
-// thread's accumulators cover kGroups = tile_n / 8 column pairs, each in every row it holds, so one
-// pair per group is all of its bias. (Loaded in the epilogue, in chunks, each chunk's round trip sat
-// between the mainloop and the stores: per-tile traces of 128x64 convs, epilogue median 2.8-2.9 us
-// before, 1.9-2.0 us after, bench/results/pingpong-ab-h100-20261123.txt.) Bias is a weight, never a
-// stage's output, so loading it before the tile's waits is safe in a chain.
+// The bias of a thread's output columns. A thread's accumulators cover kGroups = tile_n / 8 column
+// pairs, each in every row it holds, so one pair per group is all of its bias.
+//   kGroups <= 8 (tiles up to 64 columns): loaded into registers at the tile's start, so that the loads
+//   complete under the mainloop and the epilogue waits on no load at all (without a residual). Loaded
+//   in the epilogue, in chunks, each chunk's round trip sat between the mainloop and the stores:
+//   per-tile traces of 128x64 convs, epilogue median 2.8-2.9 us before, 1.9-2.0 us after
+//   (bench/results/pingpong-ab-h100-20261123.txt).
+//   kGroups > 8 (128 columns): 16 more registers held through the mainloop push the 128x128 kernel
+//   (64 accumulators per thread) into spills, and with 231 KB of shared memory the L1 left cannot hold
+//   256 threads' spills. Instead the tile's bias lines are prefetched into L1 at the tile's start (TMA
+//   loads bypass L1, so they stay there through the mainloop) and the epilogue reads each pair when it
+//   uses it: an L1 hit.
+// Bias is a weight, never a stage's output, so reading it before the tile's waits is safe in a chain.
 template <class Element, int kGroups>
 struct TileBias {
-  Pair<Element> v[kGroups];
+  static constexpr bool kInRegisters = kGroups <= 8;
+  Pair<Element> v[kInRegisters ? kGroups : 1];
+  const Element* cols = nullptr;  // !kInRegisters: bias + the tile's first output column
+  int count = 0;                  // !kInRegisters: output columns from `cols` on
+  // The bias pair of group g, whose first column inside the tile is c.
+  __device__ __forceinline__ Pair<Element> get(int g, int c) const {
+    if constexpr (kInRegisters) return v[g];
+    else return c < count ? ldg_pair(cols + c) : Pair<Element>{};
+  }
 };
 
 // Accumulator value i of a thread: (c2, r2, g, m) = (column of the pair, row +0/+8, 8-column group,
@@ -67,16 +81,25 @@ struct AccumShape {
                 "accumulators laid out as wgmma's ((2, 2, N/8), M/64, 1) fragment");
 };
 
+// t: the consumer thread's index (the L1 prefetches are spread over the first threads).
 template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ auto load_tile_bias(const Element* bias, const Accum&, const Coord& coord, int n_out,
-                                               int n0_out) {
+                                               int n0_out, int t) {
   constexpr int kGroups = AccumShape<Accum>::kGroups;
-  TileBias<Element, kBias ? kGroups : 1> b{};
+  using Bias = TileBias<Element, kBias ? kGroups : 1>;
+  Bias b{};
   if constexpr (kBias) {
+    if constexpr (Bias::kInRegisters) {
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int c = n0_out + int(cute::get<1>(coord(4 * g)));
-      b.v[g] = c < n_out ? ldg_pair(bias + c) : Pair<Element>{};
+      for (int g = 0; g < kGroups; ++g) {
+        const int c = n0_out + int(cute::get<1>(coord(4 * g)));
+        b.v[g] = c < n_out ? ldg_pair(bias + c) : Pair<Element>{};
+      }
+    } else {
+      constexpr int kLine = 128 / int(sizeof(Element));  // elements per 128-byte line
+      b.cols = bias + n0_out;
+      b.count = n_out - n0_out;
+      if (t * kLine < min(b.count, 8 * kGroups)) ptx::prefetch_l1(b.cols + t * kLine);
     }
   }
   return b;
@@ -161,7 +184,7 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
       if (m0 + rl < M && n0_out + cl < n_out) {
         float v0 = accum(i), v1 = accum(i + 1);
         if constexpr (kBias) {
-          const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
+          const Pair<Element> b = bias.get((i / 4) % Shape::kGroups, cl);
           v0 += float(b.a);  // the same order as the unfused ops: (acc + bias) + residual
           v1 += float(b.b);
           if (residual != nullptr) {
@@ -202,8 +225,9 @@ constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
 // ([kRows][staging_pitch(kCols)]), then copy it out in 16-byte pieces, a row's bytes by consecutive
 // threads (whole sectors and lines). Measured on an H100 (M=1024, N=12288, K=6144, 128x128 tiles): the
 // direct stores' half-sector writes cost ~13% of the GEMM. Needs n_out % 8 == 0 and D 16-byte
-// aligned (the caller checks). The leading barrier keeps the previous tile's copy-out from
-// overlapping this tile's writes; `threads` consumer threads meet at named barrier `bar`.
+// aligned; otherwise it copies element by element. The leading barrier keeps the
+// previous tile's copy-out from overlapping this tile's writes; `threads` consumer threads meet at
+// named barrier `bar`.
 template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
                                                   int n_out, int m0, int n0_out, int tile_cols,
@@ -216,14 +240,22 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
                                 *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v;
                               });
   ptx::named_barrier_sync(bar, threads);
-  const int chunks = tile_cols / 8;  // 16-byte pieces per row
   const int rows = min(kRows, M - m0);
   const int cols = n_out - n0_out;
-  for (int i = t; i < rows * chunks; i += threads) {
-    const int rl = i / chunks, c8 = (i - rl * chunks) * 8;
-    if (c8 < cols)
-      *reinterpret_cast<uint4*>(D + size_t(m0 + rl) * n_out + n0_out + c8) =
-          *reinterpret_cast<const uint4*>(buf + rl * kPitch + c8);
+  if (n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(D) & 15u) == 0) {  // rows of whole 16-byte pieces
+    const int chunks = tile_cols / 8;  // 16-byte pieces per row
+    for (int i = t; i < rows * chunks; i += threads) {
+      const int rl = i / chunks, c8 = (i - rl * chunks) * 8;
+      if (c8 < cols)
+        *reinterpret_cast<uint4*>(D + size_t(m0 + rl) * n_out + n0_out + c8) =
+            *reinterpret_cast<const uint4*>(buf + rl * kPitch + c8);
+    }
+  } else {
+    const int width = min(tile_cols, cols);
+    for (int i = t; i < rows * width; i += threads) {
+      const int rl = i / width, c = i - rl * width;
+      D[size_t(m0 + rl) * n_out + n0_out + c] = buf[rl * kPitch + c];
+    }
   }
 }
 
@@ -242,7 +274,7 @@ __device__ __forceinline__ void store_partial(const Accum& accum, const Coord& c
 // partials are still in registers. The values go in chunks of kChunk pairs: for each segment the
 // chunk's loads are all issued before any is used, so a chunk costs one L2 round trip per segment
 // (loading and adding pair by pair cost one round trip per pair and segment: tens of microseconds
-// per tile under load).
+// per tile under load). (Chunks of 16 pairs made the 128x128 kernels spill ~400 bytes.)
 template <class Accum, class Coord>
 __device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int segs,
                                                 int mine, int t, int M, int m0, int slot_values, int threads) {

@@ -336,8 +336,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
     constexpr int kTileValues = kTileM * kTileN;
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
-    // The staged copy-out writes 16-byte pieces: rows of whole pieces, D 16-byte aligned.
-    const bool staged_ok = p.n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0;
     PipelineState read;
     ScheduledUnit w;
     for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring);) {
@@ -348,7 +346,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if constexpr (Traits::kBias)
         detail::prefetch_epilogue_inputs<kTileM>(p.residual, p.M, p.n_out, int(w.tile.y) * kTileM, n0_out,
                                                  tile_n_out, t);
-      const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out);
+      const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out, t);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
@@ -373,7 +371,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2,
                                 Traits::kConsumerThreads);
       }
-      if (Traits::kStagedEpilogue && staged_ok)
+      // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
+      // spill (ptxas: 132 bytes of spill loads, none with either path alone; with 231 KB of shared
+      // memory the L1 left cannot hold 256 threads' spills), and calling one out of line serialized
+      // the wgmma mainloop (ptxas C7520). The staged path copies out element by element when D's rows
+      // are not whole 16-byte pieces.
+      if constexpr (Traits::kStagedEpilogue)
         detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
                                                                  tile_n_out, bias, p.residual, smem.staging, t,
                                                                  Traits::kConsumerThreads, Traits::kConsumerBarrier);
