@@ -51,7 +51,6 @@ __device__ __forceinline__ uint32_t atom_add_relaxed(uint32_t* p, uint32_t v) {
 }
 // A hint: bring the 128-byte line holding p into L2 (no data returned, no fault semantics needed).
 __device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 
 __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 

@@ -43,30 +43,18 @@ __device__ __forceinline__ Pair<Element> ldg_pair(const Element* p) {
   return v;
 }
 
-// The bias of a thread's output columns. A thread's accumulators cover kGroups = tile_n / 8 column
-// pairs, each in every row it holds, so one pair per group is all of its bias.
-//   kGroups <= 8 (tiles up to 64 columns): loaded into registers at the tile's start, so that the loads
-//   complete under the mainloop and the epilogue waits on no load at all (without a residual). Loaded
-//   in the epilogue, in chunks, each chunk's round trip sat between the mainloop and the stores:
-//   per-tile traces of 128x64 convs, epilogue median 2.8-2.9 us before, 1.9-2.0 us after
-//   (bench/results/pingpong-ab-h100-20261123.txt).
-//   kGroups > 8 (128 columns): 16 more registers held through the mainloop push the 128x128 kernel
-//   (64 accumulators per thread) into spills, and with 231 KB of shared memory the L1 left cannot hold
-//   256 threads' spills. Instead the tile's bias lines are prefetched into L1 at the tile's start (TMA
-//   loads bypass L1, so they stay there through the mainloop) and the epilogue reads each pair when it
-//   uses it: an L1 hit.
-// Bias is a weight, never a stage's output, so reading it before the tile's waits is safe in a chain.
+// The bias of a thread's output columns, loaded into registers at the tile's start so that the loads
+// complete under the mainloop: the epilogue then waits on no load at all (without a residual). A
+// thread's accumulators cover kGroups = tile_n / 8 column pairs, each in every row it holds, so one
+// pair per group is all of its bias. (Loaded in the epilogue, in chunks, each chunk's round trip sat
+// between the mainloop and the stores: per-tile traces of 128x64 convs, epilogue median 2.8-2.9 us
+// before, 1.9-2.0 us after, bench/results/pingpong-ab-h100-20261123.txt. Read through L1 instead,
+// prefetched at the tile's start, to save 16 registers on 128-column tiles: 64x128 epilogue 3.9 ->
+// 5.8 us, 128x128 5.8-6.0 -> 6.5-6.8 us, bench/results/conv-deep-ab-h100-20261123-83800a3.txt.)
+// Bias is a weight, never a stage's output, so loading it before the tile's waits is safe in a chain.
 template <class Element, int kGroups>
 struct TileBias {
-  static constexpr bool kInRegisters = kGroups <= 8;
-  Pair<Element> v[kInRegisters ? kGroups : 1];
-  const Element* cols = nullptr;  // !kInRegisters: bias + the tile's first output column
-  int count = 0;                  // !kInRegisters: output columns from `cols` on
-  // The bias pair of group g, whose first column inside the tile is c.
-  __device__ __forceinline__ Pair<Element> get(int g, int c) const {
-    if constexpr (kInRegisters) return v[g];
-    else return c < count ? ldg_pair(cols + c) : Pair<Element>{};
-  }
+  Pair<Element> v[kGroups];
 };
 
 // Accumulator value i of a thread: (c2, r2, g, m) = (column of the pair, row +0/+8, 8-column group,
@@ -81,25 +69,16 @@ struct AccumShape {
                 "accumulators laid out as wgmma's ((2, 2, N/8), M/64, 1) fragment");
 };
 
-// t: the consumer thread's index (the L1 prefetches are spread over the first threads).
 template <bool kBias, class Element, class Accum, class Coord>
 __device__ __forceinline__ auto load_tile_bias(const Element* bias, const Accum&, const Coord& coord, int n_out,
-                                               int n0_out, int t) {
+                                               int n0_out) {
   constexpr int kGroups = AccumShape<Accum>::kGroups;
-  using Bias = TileBias<Element, kBias ? kGroups : 1>;
-  Bias b{};
+  TileBias<Element, kBias ? kGroups : 1> b{};
   if constexpr (kBias) {
-    if constexpr (Bias::kInRegisters) {
 #pragma unroll
-      for (int g = 0; g < kGroups; ++g) {
-        const int c = n0_out + int(cute::get<1>(coord(4 * g)));
-        b.v[g] = c < n_out ? ldg_pair(bias + c) : Pair<Element>{};
-      }
-    } else {
-      constexpr int kLine = 128 / int(sizeof(Element));  // elements per 128-byte line
-      b.cols = bias + n0_out;
-      b.count = n_out - n0_out;
-      if (t * kLine < min(b.count, 8 * kGroups)) ptx::prefetch_l1(b.cols + t * kLine);
+    for (int g = 0; g < kGroups; ++g) {
+      const int c = n0_out + int(cute::get<1>(coord(4 * g)));
+      b.v[g] = c < n_out ? ldg_pair(bias + c) : Pair<Element>{};
     }
   }
   return b;
@@ -130,14 +109,46 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 //   kBatchLoads: issue a chunk's residual loads before the first is used (see below).
 //   SwiGLU pairs gate column c with up column c + tile_n/2: group g with group g + kGroups/2 of the
 //   same rows.
+//   The activation is dispatched once, outside the unrolled loop: each activation's loop is straight-
+//   line code of its own (see for_each_output_pair_as).
+template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
+          class Emit>
+__device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
+                                                        int n0_out, const TileBias<Element, kBiasGroups>& bias,
+                                                        const Element* residual, Emit&& emit);
+
 template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
                                                      int n_out, int m0, int n0_out,
                                                      const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
+  switch (act) {
+    case Activation::SwiGLU:
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                           residual, emit);
+    case Activation::GeLU:
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
+    case Activation::ReLU:
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
+    default:
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
+  }
+}
+
+// One activation's loop over the thread's accumulator pairs. With the activation a runtime test inside
+// the unrolled loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile)
+// sat interleaved in one long stretch of instructions that the epilogue walks cold, once per tile.
+template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
+          class Emit>
+__device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
+                                                        int n0_out, const TileBias<Element, kBiasGroups>& bias,
+                                                        const Element* residual, Emit&& emit) {
   using Shape = AccumShape<Accum>;
   constexpr int kValues = Shape::kValues;
-  if (act == Activation::SwiGLU) {
+  if constexpr (kAct == Activation::SwiGLU) {
 #pragma unroll
     for (int m = 0; m < Shape::kBlocks; ++m)
 #pragma unroll
@@ -184,7 +195,7 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
       if (m0 + rl < M && n0_out + cl < n_out) {
         float v0 = accum(i), v1 = accum(i + 1);
         if constexpr (kBias) {
-          const Pair<Element> b = bias.get((i / 4) % Shape::kGroups, cl);
+          const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
           v0 += float(b.a);  // the same order as the unfused ops: (acc + bias) + residual
           v1 += float(b.b);
           if (residual != nullptr) {
@@ -192,10 +203,10 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
             v1 += float(s[j].b);
           }
         }
-        if (act == Activation::GeLU) {
+        if constexpr (kAct == Activation::GeLU) {
           v0 = gelu_erf(v0);
           v1 = gelu_erf(v1);
-        } else if (act == Activation::ReLU) {
+        } else if constexpr (kAct == Activation::ReLU) {
           v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
           v1 = v1 < 0.f ? 0.f : v1;
         }

@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if constexpr (Traits::kBias)
         detail::prefetch_epilogue_inputs<kTileM>(p.residual, p.M, p.n_out, int(w.tile.y) * kTileM, n0_out,
                                                  tile_n_out, t);
-      const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out, t);
+      const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
@@ -372,10 +372,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
                                 Traits::kConsumerThreads);
       }
       // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
-      // spill (ptxas: 132 bytes of spill loads, none with either path alone; with 231 KB of shared
-      // memory the L1 left cannot hold 256 threads' spills), and calling one out of line serialized
-      // the wgmma mainloop (ptxas C7520). The staged path copies out element by element when D's rows
-      // are not whole 16-byte pieces.
+      // spill (ptxas: 132 bytes of spill loads; 72 with the staged path alone), and calling the other
+      // out of line serialized the wgmma mainloop (ptxas C7520). The staged path copies out element
+      // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
+      // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kStagedEpilogue)
         detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
                                                                  tile_n_out, bias, p.residual, smem.staging, t,
