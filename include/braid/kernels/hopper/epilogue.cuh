@@ -109,38 +109,10 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 //   kBatchLoads: issue a chunk's residual loads before the first is used (see below).
 //   SwiGLU pairs gate column c with up column c + tile_n/2: group g with group g + kGroups/2 of the
 //   same rows.
-//   The activation is dispatched once, outside the unrolled loop: each activation's loop is straight-
-//   line code of its own (see for_each_output_pair_as).
-template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
-          class Emit>
-__device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
-                                                        int n0_out, const TileBias<Element, kBiasGroups>& bias,
-                                                        const Element* residual, Emit&& emit);
-
-template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
-__device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
-                                                     int n_out, int m0, int n0_out,
-                                                     const TileBias<Element, kBiasGroups>& bias,
-                                                     const Element* residual, Emit&& emit) {
-  switch (act) {
-    case Activation::SwiGLU:
-      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
-                                                                           residual, emit);
-    case Activation::GeLU:
-      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
-                                                                         residual, emit);
-    case Activation::ReLU:
-      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
-                                                                         residual, emit);
-    default:
-      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
-                                                                         residual, emit);
-  }
-}
-
-// One activation's loop over the thread's accumulator pairs. With the activation a runtime test inside
-// the unrolled loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile)
-// sat interleaved in one long stretch of instructions that the epilogue walks cold, once per tile.
+//   kAct: this function is one activation's loop; for_each_output_pair (below) dispatches the runtime
+//   activation to it once, outside the unrolled loop. With the activation a runtime test inside the
+//   loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile) sat
+//   interleaved in one long stretch of instructions that the epilogue walks cold, once per tile.
 template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
           class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
@@ -213,6 +185,28 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
         emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
       }
     }
+  }
+}
+
+// for_each_output_pair_as for the activation `act`.
+template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
+__device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
+                                                     int n_out, int m0, int n0_out,
+                                                     const TileBias<Element, kBiasGroups>& bias,
+                                                     const Element* residual, Emit&& emit) {
+  switch (act) {
+    case Activation::SwiGLU:
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                           residual, emit);
+    case Activation::GeLU:
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
+    case Activation::ReLU:
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
+    default:
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+                                                                         residual, emit);
   }
 }
 
