@@ -49,9 +49,12 @@ from torch_common import SCRATCH_BYTES, graphed, log, rel_err, time_it  # noqa: 
 
 TOL = 2e-2
 VARIANTS = ["stream", "pdl-only", "conv2dtilesync-pdl", "rowsync-pdl", "conv2dtilesync-pdl-dyn", "rowsync-pdl-dyn"]
-CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in ("", "-sk2", "-sk3", "-sk4", "-streamk")]
+# Split-K both ways: the last segment to arrive reduces the tile, or every segment reduces a share of
+# it (-rs, reduce-scatter: static dispatch only)
+SPLITS = ("", "-sk2", "-sk3", "-sk4", "-sk2-rs", "-sk3-rs", "-sk4-rs", "-streamk")
+CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in SPLITS]
 # 128x64 tiles also with the staged epilogue (whole-sector stores for one pipeline stage; fp16 only)
-CONFIGS += [f"128x64-staged{d}" for d in ("", "-sk2", "-sk3", "-sk4", "-streamk")]
+CONFIGS += [f"128x64-staged{d}" for d in SPLITS]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------
@@ -236,7 +239,8 @@ class BraidNet:
 
 def pick_configs(lib, prog, P, x, scratch, log_prefix):
     """Each braid layer's tile config: its conv alone (stream order), timed for every candidate.
-    Returns (best, best without stream-K): dynamic dispatch hands out whole units only."""
+    Returns (best, best for dynamic dispatch): dynamic dispatch hands out whole units only (no stream-K)
+    and does not keep a tile's segments running together (no reduce-scatter)."""
     shapes = shapes_of(prog, P, x)
     picks, cache = {}, {}
     for step in prog:
@@ -260,7 +264,7 @@ def pick_configs(lib, prog, P, x, scratch, log_prefix):
                     t = time_it(ch.run, scratch, 8, 2)
                     if best is None or t < best[0]:
                         best = (t, cfg)
-                    if "streamk" not in cfg and (best_dp is None or t < best_dp[0]):
+                    if "streamk" not in cfg and "-rs" not in cfg and (best_dp is None or t < best_dp[0]):
                         best_dp = (t, cfg)
                     del ch
                 cache[key] = (best[1], best_dp[1])

@@ -125,19 +125,23 @@ int main(int argc, char** argv) {
   using workloads::ConvChainProblem;
   using workloads::ConvChainVariant;
 
-  // The per-layer configurations tried: every tile, split-K 1/2/3/4, stream-K; 128x64 tiles also with
-  // the staged epilogue (EpilogueStore: whole-sector stores for one pipeline stage).
+  // The per-layer configurations tried: every tile, split-K 1/2/3/4 (reduced by the last segment to
+  // arrive, or by every segment a share: -rs), stream-K; 128x64 tiles also with the staged epilogue
+  // (EpilogueStore: whole-sector stores for one pipeline stage).
   std::vector<GemmConfig> candidates;
   for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}})
     for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
       if (store == hopper::EpilogueStore::Staged && !(tm == 128 && tn == 64)) continue;
-      for (int sk : {1, 2, 3, 4}) {
-        GemmConfig c{tn, sk, 0};
-        c.tile_m = tm;
-        c.order = OrderKind::RowMajor;
-        c.store = store;
-        candidates.push_back(c);
-      }
+      for (int sk : {1, 2, 3, 4})
+        for (bool rs : {false, true}) {
+          if (rs && sk == 1) continue;
+          GemmConfig c{tn, sk, 0};
+          c.tile_m = tm;
+          c.order = OrderKind::RowMajor;
+          c.store = store;
+          c.reduce_scatter = rs;
+          candidates.push_back(c);
+        }
       GemmConfig c{tn, 1, 0};
       c.tile_m = tm;
       c.order = OrderKind::RowMajor;
@@ -209,6 +213,8 @@ int main(int argc, char** argv) {
 
       // 2. chain variants with the chosen configurations
       std::vector<ConvChainVariant> variants;
+      // Reduce-scatter split-K waits for a tile's other segments: static dispatch, PDL or stream order.
+      const bool rs = c1.reduce_scatter || c2.reduce_scatter;
       {
         ConvChainVariant v;
         v.ordering = Ordering::StreamOrder;
@@ -220,14 +226,14 @@ int main(int argc, char** argv) {
           x.sync = sy;
           x.ordering = Ordering::PDL;
           variants.push_back(x);
-          if (!c1.stream_k && !c2.stream_k) {  // dynamic dispatch: whole units only
+          if (!c1.stream_k && !c2.stream_k && !rs) {  // dynamic dispatch: whole units only
             x.dynamic = true;
             variants.push_back(x);
           }
         }
         ConvChainVariant wk;
         wk.ordering = Ordering::WaitKernel;
-        variants.push_back(wk);
+        if (!rs) variants.push_back(wk);
       }
       // Every variant with the tuned pair; PDL alone also with the runner-up configurations.
       std::vector<std::tuple<ConvChainVariant, GemmConfig, GemmConfig>> runs;

@@ -379,6 +379,8 @@ int main(int argc, char** argv) {
                     c.tile_m = tm;
                     c.store = store;
                     try_config(c);
+                    c.reduce_scatter = true;  // every segment reduces a share of its tile
+                    if (sk > 1) try_config(c);
                   }
                   GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
                   streamk.stream_k = true;
@@ -422,7 +424,9 @@ int main(int argc, char** argv) {
         add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, b1, b2);
         add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, b2);
         add_variant(Sy::RowSync, Ordering::PDL, false, true, b1, b2);
-        add_variant(Sy::TileSync, Ordering::WaitKernel, false, true, b1, b2);
+        // (reduce-scatter split-K needs every segment of a tile running: not under the wait kernel)
+        if (!b1.hopper.reduce_scatter && !b2.hopper.reduce_scatter)
+          add_variant(Sy::TileSync, Ordering::WaitKernel, false, true, b1, b2);
         add_variant(Sy::TileSync, Ordering::PDL, false, false, b1, b2);
         if (c2.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, c2[1].second);
         if (c1.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, c1[1].second, b2);

@@ -3,6 +3,8 @@
 # call), then the whole Conv2D pair benchmark against cuDNN with the new build.
 #   BRAID_COMMIT=<hash> bash bench/device/conv-epilogue-ab.sh
 #   (.carry/bin: braid_gpu_tests, braid-bench-conv (new), braid-bench-conv-prev (the build to compare with))
+#   EPI_BINS / EPI_CASES / EPI_CONFIGS override what the traces compare (e.g. two configurations of one
+#   build: EPI_BINS=.carry/bin/braid-bench-conv EPI_CONFIGS="128x128-sk3-rowmajor 128x128-sk3-rs-rowmajor")
 set -uo pipefail
 B=.carry/bin
 R=$OUT/r; mkdir -p $R /tmp/cr
@@ -10,8 +12,9 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader)
 { echo "# braid_gpu_tests on $gpu_name (device tool), $(date +%F), commit $BRAID_COMMIT; command: braid_gpu_tests"; timeout 120 $B/braid_gpu_tests; } > $R/gpu-tests.log 2>&1
 tail -3 $R/gpu-tests.log
 { echo "# bench/device/conv-epilogue.sh on $gpu_name (device tool), $(date +%F), commit $BRAID_COMMIT (braid-bench-conv-prev: ${PREV:-previous build})"
-  BINS="$B/braid-bench-conv-prev $B/braid-bench-conv" CASES="512x7:24 256x14:24 64x56:32" \
-    CONFIGS="128x128-rowmajor 64x128-rowmajor 128x64-rowmajor 128x128-sk3-rowmajor" timeout 200 bash bench/device/conv-epilogue.sh; } > $R/epi.txt 2>&1
+  BINS=${EPI_BINS:-"$B/braid-bench-conv-prev $B/braid-bench-conv"} CASES=${EPI_CASES:-"512x7:24 256x14:24 64x56:32"} \
+    CONFIGS=${EPI_CONFIGS:-"128x128-rowmajor 64x128-rowmajor 128x64-rowmajor 128x128-sk3-rowmajor"} \
+    timeout 200 bash bench/device/conv-epilogue.sh; } > $R/epi.txt 2>&1
 cat $R/epi.txt
 BIN=$B OUT=/tmp/cr TORCH_LIMIT=150 LIMIT=220 bash bench/device/conv-run.sh > $R/conv-run.txt 2>&1
 tail -45 $R/conv-run.txt

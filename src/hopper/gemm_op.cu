@@ -59,6 +59,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
            " k-tiles (got " + std::to_string(c.splits) + ")";
   if (c.ctas < 0) return "ctas must be >= 0";
   if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
+  if (c.reduce_scatter && c.splits < 2)
+    return "reduce-scatter (-rs) shares the reduction of a split tile among its segments: it needs split-K (-sk<N>, N >= 2)";
+  if (c.reduce_scatter && c.ctas > 0 && c.ctas < c.splits)  // (more are rounded down to a multiple of splits)
+    return "reduce-scatter runs a tile's " + std::to_string(c.splits) + " segments at the same time: it needs at least " +
+           std::to_string(c.splits) + " CTAs (got -c" + std::to_string(c.ctas) + ")";
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   return "";
 }
@@ -78,9 +83,14 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   const Decomposition kind =
       c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
   WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(c.ctas > 0 ? c.ctas : sms),
-                                          uint32_t(c.splits));
+                                          uint32_t(c.splits), 4, c.reduce_scatter);
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
-  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits));
+  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter);
+  if (!sched.segments_co_scheduled())
+    throw std::invalid_argument(std::string(what) + ": " + c.name() + ": reduce-scatter needs a tile's " +
+                                std::to_string(c.splits) + " segments in one round of units: " +
+                                std::to_string(sched.ctas) + " CTAs for " + std::to_string(uint64_t(tiles) * c.splits) +
+                                " units (use at least as many CTAs as units, or a multiple of the split count)");
   w->sched = sched;
   w->ctas = int(sched.busy_ctas());
   w->units = 0;
@@ -123,6 +133,11 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
                                 std::to_string(sp.shape.cols) + ") is not this op's (" + std::to_string(i.grid.x) +
                                 "x" + std::to_string(i.grid.y) + " of " + std::to_string(i.tile.rows) + "x" +
                                 std::to_string(i.tile.cols) + ")");
+  if ((sp.has(kDynamicOrder) || sp.has(kMarkStarted)) && i.sched.reduce_scatter)
+    throw std::invalid_argument(what + ": reduce-scatter split-K (" + i.config.name() +
+                                ") waits for a tile's other segments, which only static dispatch under stream "
+                                "order or PDL keeps running at the same time -- use the default reduction, static "
+                                "order, and PDL or stream ordering");
   if (sp.has(kDynamicOrder) && i.sched.kind == Decomposition::StreamK)
     throw std::invalid_argument(what + ": dynamic (ticket) dispatch hands out whole units; stream-K's tail "
                                 "segments are bound to their CTAs -- use data-parallel or split-K");

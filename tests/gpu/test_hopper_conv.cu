@@ -173,11 +173,16 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
     c.store = EpilogueStore::Staged;
     return c;
   };
+  auto reduce_scatter = [](GemmConfig c) {
+    c.reduce_scatter = true;
+    return c;
+  };
   return {
       {cfg(128, 64, 1, false, 0), cfg(128, 64, 1, false, 0)},
       {cfg(128, 128, 1, false, 6), cfg(64, 64, 2, false, 0)},   // few producer CTAs, split-K consumer
       {cfg(64, 128, 1, true, 0), cfg(128, 64, 1, true, 9)},     // stream-K both
       {staged(cfg(128, 64, 1, false, 0)), staged(cfg(128, 64, 2, false, 0))},  // staged epilogues
+      {reduce_scatter(cfg(128, 128, 3, false, 0)), reduce_scatter(cfg(64, 64, 2, false, 5))},  // 5 CTAs -> 4
   };
 }
 
@@ -219,6 +224,10 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
     for (const auto& v : conv_sync_variants()) {
       if (v.dynamic && (g1.stream_k || g2.stream_k)) {  // stream-K segments are bound to their CTAs
         EXPECT_THROW(ConvChain(p, v), PlanError);
+        continue;
+      }
+      if ((v.dynamic || v.ordering == Ordering::WaitKernel) && (g1.reduce_scatter || g2.reduce_scatter)) {
+        EXPECT_THROW(ConvChain(p, v), PlanError);  // reduce-scatter segments wait for each other
         continue;
       }
       ConvChain chain(p, v);
@@ -264,6 +273,8 @@ TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
   const size_t pix = b.pixels();
   GemmConfig g1{64, 1, 0}, g2{64, 2, 0};  // conv 2 split in two along K
   g1.order = g2.order = OrderKind::RowMajor;
+  GemmConfig g2_rs = g2;  // ... and reduced by both segments, the last to finish recording the tile
+  g2_rs.reduce_scatter = true;
   int sms = 0;
   BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaStream_t s;
@@ -273,9 +284,10 @@ TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
   ConvChainVariant stream, sync;
   stream.ordering = Ordering::StreamOrder;
   sync.ordering = Ordering::PDL;  // Conv2DTileSync by default
+  for (const GemmConfig& c2 : {g2, g2_rs})
   for (const ConvChainVariant& v : {stream, sync}) {
-    SCOPED_TRACE(v.name());
-    ConvChain chain(b.problem(g1, g2), v, opt);
+    SCOPED_TRACE(v.name() + " conv 2 " + c2.name());
+    ConvChain chain(b.problem(g1, c2), v, opt);
     chain.chain().clear_trace(s);
     chain.run(s);
     chain.check(s);

@@ -204,6 +204,65 @@ TEST_F(HopperTest, SplitKIsDeterministicAcrossSchedules) {
   }
 }
 
+// Reduce-scatter split-K (every segment reduces a share of its tile's columns) gives the bits of the
+// last-arrival reduction (the same sums in the same segment order): every tile shape, 2-4 splits,
+// GeLU and SwiGLU (whose shares pair gate and up columns), a row count that is no multiple of the
+// tile, one CTA per SM and few CTAs (rounded down to a multiple of the splits: rounds of units), and
+// repeated runs with D poisoned (every output written, the same bits each time).
+TEST_F(HopperTest, ReduceScatterSplitKIsBitIdenticalToLastArrival) {
+  std::mt19937 rng(19);
+  const int M = 200, N = 512, K = 1536;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  A.random(rng, 1.0f, DType::F16);
+  B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  struct Tiles {
+    int m, n;
+    EpilogueStore store;
+  };
+  int checked = 0;
+  for (const Tiles& tl : {Tiles{128, 128, EpilogueStore::Default}, Tiles{128, 128, EpilogueStore::Direct},
+                          Tiles{64, 128, EpilogueStore::Default}, Tiles{128, 256, EpilogueStore::Default},
+                          Tiles{64, 256, EpilogueStore::Default}})
+    for (int splits : {2, 3, 4})
+      for (Activation act : {Activation::GeLU, Activation::SwiGLU}) {
+        const int ctas = (splits + int(act)) % 2 == 0 ? 0 : 7;
+        GemmConfig last{tl.n, splits, ctas};
+        last.tile_m = tl.m;
+        last.store = tl.store;
+        GemmConfig rs = last;
+        rs.reduce_scatter = true;
+        SCOPED_TRACE(rs.name() + (act == Activation::SwiGLU ? " SwiGLU" : " GeLU"));
+        const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+        GemmOp g_last, g_rs;
+        ASSERT_EQ(g_last.prepare(args, last), "");
+        ASSERT_EQ(g_rs.prepare(args, rs), "");
+        if (ctas > 0) EXPECT_EQ(g_rs.ctas() % splits, 0) << "CTAs not rounded to whole rounds of segments";
+        D.poison();
+        g_last.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        D.download();
+        const std::vector<uint16_t> want = D.h;
+        const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+        for (int rep = 0; rep < 2; ++rep) {
+          D.poison();
+          g_rs.run(nullptr);
+          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+          D.download();
+          ASSERT_EQ(std::memcmp(want.data(), D.h.data(), n * 2), 0) << "run " << rep;
+        }
+        ++checked;
+      }
+  EXPECT_EQ(checked, 30);
+  // Fewer CTAs than a tile's segments cannot hold them all at once: refused, not hung.
+  GemmConfig few{128, 3, 2};
+  few.reduce_scatter = true;
+  GemmOp g;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::GeLU}, few), "");
+  few.ctas = 0;
+  few.splits = 1;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::GeLU}, few), "");
+}
+
 namespace {
 
 struct MlpBuffers {

@@ -23,6 +23,9 @@ TEST(GemmConfig, NamesRoundTrip) {
   staged.tile_n = 64;
   staged.store = EpilogueStore::Staged;
   configs.push_back(staged);
+  GemmConfig rs{128, 3, 0, OrderKind::RowMajor};  // reduce-scatter split-K
+  rs.reduce_scatter = true;
+  configs.push_back(rs);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -31,6 +34,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.ctas, c.ctas) << c.name();
     EXPECT_EQ(back.order, c.order) << c.name();
     EXPECT_EQ(back.stream_k, c.stream_k) << c.name();
+    EXPECT_EQ(back.reduce_scatter, c.reduce_scatter) << c.name();
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.name(), c.name());
@@ -39,7 +43,7 @@ TEST(GemmConfig, NamesRoundTrip) {
 
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
-  for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk",
+  for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk", "128x128-sk3rs",
                           "128x128-c"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";

@@ -102,6 +102,38 @@ TEST(WorkSchedule, SplitKSegmentsAreBalanced) {
   EXPECT_EQ(s.workspace_slots(), 48u * 5);
 }
 
+// Reduce-scatter split-K: a tile's segments wait for each other, so each must be in the same round
+// of units (CTA b's r-th unit is unit b + r G): G is rounded down to a multiple of the splits when
+// units outnumber CTAs; with fewer CTAs than splits no schedule holds a tile's segments at once.
+TEST(WorkSchedule, ReduceScatterKeepsATilesSegmentsInOneRound) {
+  for (uint32_t splits : {2u, 3u, 4u})
+    for (uint32_t ctas : {4u, 7u, 132u, 1000u})
+      for (uint32_t tiles : {1u, 10u, 40u, 77u}) {
+        const WorkSchedule s = WorkSchedule::make(Decomposition::SplitK, tiles, 72, ctas, splits, 4, true);
+        SCOPED_TRACE(describe(s));
+        EXPECT_EQ(s.reduce_scatter, 1u);
+        check_invariants(s);
+        if (ctas < splits) continue;
+        ASSERT_TRUE(s.segments_co_scheduled());
+        const uint64_t units = uint64_t(tiles) * splits;
+        if (units > ctas) EXPECT_EQ(s.ctas % splits, 0u);
+        EXPECT_GE(s.ctas, ctas - splits + 1);  // no more than the remainder dropped
+        // The round of every unit of a tile is the same.
+        const Walk w = walk(s);
+        std::map<uint32_t, std::vector<size_t>> rounds;
+        for (uint32_t b = 0; b < s.ctas; ++b)
+          for (size_t r = 0; r < w.per_cta[b].size(); ++r) rounds[w.per_cta[b][r].pos].push_back(r);
+        for (auto& [pos, rs] : rounds)
+          EXPECT_TRUE(std::all_of(rs.begin(), rs.end(), [&](size_t r) { return r == rs[0]; })) << "tile " << pos;
+      }
+  const WorkSchedule few = WorkSchedule::make(Decomposition::SplitK, 10, 72, 2, 3, 4, true);
+  EXPECT_FALSE(few.segments_co_scheduled());
+  const WorkSchedule plain = WorkSchedule::make(Decomposition::SplitK, 10, 72, 7, 3);
+  EXPECT_EQ(plain.reduce_scatter, 0u);
+  EXPECT_EQ(plain.ctas, 7u);  // the last-arrival reduction keeps every CTA
+  EXPECT_EQ(WorkSchedule::make(Decomposition::StreamK, 10, 72, 7, 1, 4, true).reduce_scatter, 0u);
+}
+
 TEST(WorkSchedule, StreamKFillsEverySmWhenTilesAreFewerThanSms) {
   // GPT-3 GEMM 2 at T <= 128: 96 tiles of 128 x 128, K = 6144 (96 k-tiles), 132 SMs.
   const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 96, 96, 132);

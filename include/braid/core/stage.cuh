@@ -42,7 +42,15 @@ struct StageState {
   alignas(128) uint32_t tile_ticket;  // next ticket of the dynamic tile order
 };
 
-enum ErrorCode : uint32_t { kErrNone = 0, kErrTimeout = 1, kErrEpochMismatch = 2, kErrWaitKernelTimeout = 3 };
+// kErrSplitPeerTimeout (reduce-scatter split-K): ErrorRecord::input = the waiting segment,
+// input_stage = the tile's segments, sem = the tile's position; expected/seen: its arrival counter.
+enum ErrorCode : uint32_t {
+  kErrNone = 0,
+  kErrTimeout = 1,
+  kErrEpochMismatch = 2,
+  kErrWaitKernelTimeout = 3,
+  kErrSplitPeerTimeout = 4
+};
 
 // Written once (first failure wins) by a bounded wait that gave up; read by the host.
 struct ErrorRecord {

@@ -257,6 +257,12 @@ class Chain {
           << " ms waiting for stage '" << nm(e.input_stage) << "' to start run " << e.expected << " (saw "
           << e.seen << ")";
         break;
+      case kErrSplitPeerTimeout:
+        o << "stage '" << nm(e.stage) << "' tile " << tl(e.tile) << " (split-K segment " << e.input << " of "
+          << e.input_stage << ", tile position " << e.sem << ") gave up after " << e.waited_ns / 1e6
+          << " ms waiting for the tile's other segments: arrival counter expected >= " << e.expected << ", saw "
+          << e.seen << " (reduce-scatter needs a tile's segments running at the same time)";
+        break;
       default: o << "unknown error code " << e.code;
     }
     return o.str();

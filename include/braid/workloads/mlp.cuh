@@ -63,6 +63,12 @@ class Mlp {
       throw PlanError("Mlp GEMM 1: " + why);
     if (auto why = g2_.prepare({p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2); !why.empty())
       throw PlanError("Mlp GEMM 2: " + why);
+    // A reduce-scatter tile's segments wait for each other: they must all be running, which PDL or
+    // stream order guarantees (a wait kernel lets the next stage start early).
+    for (const GemmChoice* g : {&v.g1, &v.g2})
+      BRAID_REQUIRE(g->is_skinny || !g->hopper.reduce_scatter || v.ordering != Ordering::WaitKernel,
+                    "Mlp: reduce-scatter split-K (" + g->name() + ") needs PDL or stream ordering (variant " +
+                        v.name() + ")");
     const GroupPolicy pol = v.sync == MlpVariant::Sync::RowSync ? RowSync() : TileSync();
     GemmStageDesc s1{"gemm1", p.T, p.F, p.H, -1, -1, pol, v.g1.order()};
     s1.tile_m = int(g1_.tile().rows);

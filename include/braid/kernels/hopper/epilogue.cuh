@@ -32,6 +32,36 @@ struct alignas(4) Pair {
   Element a, b;
 };
 
+// The output columns [lo, hi) of a tile (tile-local) that one work unit reduces and stores. A whole
+// tile's unit owns them all; under reduce-scatter split-K (GemmConfig::reduce_scatter) each segment
+// of a tile owns a share of them, and its partial sums of the other shares are what it hands to the
+// other segments. Shares are whole 8-column groups, the groups of wgmma's accumulator fragment, so a
+// thread tests a group's bit (its group index is a compile-time constant in the unrolled loops)
+// rather than comparing columns. Accumulator group g holds output group g, or for SwiGLU (gate
+// columns [0, tile_n/2), up columns [tile_n/2, tile_n)) output group g mod tile_n/16.
+struct ColumnShare {
+  int lo = 0, hi = 0;       // output columns
+  uint32_t out_groups = 0;  // bit g: output columns [8g, 8g + 8) are in the share
+  uint32_t acc_groups = 0;  // bit g: accumulator columns [8g, 8g + 8) feed the share
+  // The output columns [lo, hi) of a tile tile_cols_out wide (tile_cols: accumulator columns).
+  static __device__ __forceinline__ ColumnShare make(int lo, int hi, int tile_cols, int tile_cols_out) {
+    const uint32_t n = uint32_t(hi - lo) / 8;
+    const uint32_t out = (n >= 32 ? ~0u : (1u << n) - 1u) << (lo / 8);
+    return {lo, hi, out, tile_cols_out < tile_cols ? out | (out << (tile_cols_out / 8)) : out};
+  }
+  static __device__ __forceinline__ ColumnShare all(int tile_cols, int tile_cols_out) {
+    return make(0, tile_cols_out, tile_cols, tile_cols_out);
+  }
+  static __device__ __forceinline__ ColumnShare none() { return {}; }
+  // Segment s of n: whole groups, as even as they split.
+  static __device__ __forceinline__ ColumnShare of_segment(int s, int n, int tile_cols, int tile_cols_out) {
+    const int groups = tile_cols_out / 8;
+    return make(8 * (s * groups / n), 8 * ((s + 1) * groups / n), tile_cols, tile_cols_out);
+  }
+  __device__ __forceinline__ bool has_output_group(int g) const { return (out_groups >> g) & 1u; }
+  __device__ __forceinline__ bool has_accum_group(int g) const { return (acc_groups >> g) & 1u; }
+};
+
 // Two adjacent read-only elements (bias: never written while a kernel runs) through the
 // non-coherent path.
 template <class Element>
@@ -109,6 +139,7 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 //   kBatchLoads: issue a chunk's residual loads before the first is used (see below).
 //   SwiGLU pairs gate column c with up column c + tile_n/2: group g with group g + kGroups/2 of the
 //   same rows.
+//   share: only the output columns of this unit's share (ColumnShare) are emitted.
 //   kAct: this function is one activation's loop; for_each_output_pair (below) dispatches the runtime
 //   activation to it once, outside the unrolled loop. With the activation a runtime test inside the
 //   loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile) sat
@@ -116,7 +147,8 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
           class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
-                                                        int n0_out, const TileBias<Element, kBiasGroups>& bias,
+                                                        int n0_out, const ColumnShare& share,
+                                                        const TileBias<Element, kBiasGroups>& bias,
                                                         const Element* residual, Emit&& emit) {
   using Shape = AccumShape<Accum>;
   constexpr int kValues = Shape::kValues;
@@ -129,7 +161,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
         for (int r2 = 0; r2 < 2; ++r2) {
           const int i = 2 * r2 + 4 * g + Shape::kPerBlock * m, up = i + 2 * Shape::kGroups;
           const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
-          if (m0 + rl < M && n0_out + cl < n_out) {
+          if (m0 + rl < M && n0_out + cl < n_out && share.has_output_group(g)) {
             const float v0 = silu(accum(i)) * accum(up), v1 = silu(accum(i + 1)) * accum(up + 1);
             emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
           }
@@ -155,7 +187,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
       for (int j = 0; j < kChunk; ++j) {
         const int i = 2 * (c0 + j);
         const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
-        s[j] = r < M && c < n_out && residual != nullptr
+        s[j] = r < M && c < n_out && residual != nullptr && share.has_output_group((i / 4) % Shape::kGroups)
                    ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
                    : Pair<Element>{};
       }
@@ -164,7 +196,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
     for (int j = 0; j < kChunk; ++j) {
       const int i = 2 * (c0 + j);
       const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
-      if (m0 + rl < M && n0_out + cl < n_out) {
+      if (m0 + rl < M && n0_out + cl < n_out && share.has_output_group((i / 4) % Shape::kGroups)) {
         float v0 = accum(i), v1 = accum(i + 1);
         if constexpr (kBias) {
           const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
@@ -191,32 +223,32 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
 // for_each_output_pair_as for the activation `act`.
 template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
-                                                     int n_out, int m0, int n0_out,
+                                                     int n_out, int m0, int n0_out, const ColumnShare& share,
                                                      const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
   switch (act) {
     case Activation::SwiGLU:
-      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                            residual, emit);
     case Activation::GeLU:
-      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
     case Activation::ReLU:
-      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
     default:
-      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, bias,
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
   }
 }
 
-// Stores the tile straight from the accumulators: each warp store writes 8 rows x 16 bytes (half
-// sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
+// Stores the tile's share of columns straight from the accumulators: each warp store writes 8 rows x
+// 16 bytes (half sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
 template <bool kBias, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out, const TileBias<Element, kBiasGroups>& bias,
-                                           const Element* residual) {
-  for_each_output_pair<kBias, true>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+                                           int n_out, int m0, int n0_out, const ColumnShare& share,
+                                           const TileBias<Element, kBiasGroups>& bias, const Element* residual) {
+  for_each_output_pair<kBias, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual,
                               [&](int rl, int cl, Pair<Element> v) {
                                 *reinterpret_cast<Pair<Element>*>(D + size_t(m0 + rl) * n_out + n0_out + cl) = v;
                               });
@@ -233,64 +265,72 @@ constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
 // aligned; otherwise it copies element by element. The leading barrier keeps the
 // previous tile's copy-out from overlapping this tile's writes; `threads` consumer threads meet at
 // named barrier `bar`.
+// Only the share's columns (whole 16-byte pieces: ColumnShare) are staged and copied out.
 template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                                  int n_out, int m0, int n0_out, int tile_cols,
+                                                  int n_out, int m0, int n0_out, const ColumnShare& share,
                                                   const TileBias<Element, kBiasGroups>& bias, const Element* residual,
                                                   Element* buf, int t, int threads, uint32_t bar) {
   constexpr int kPitch = staging_pitch(kCols);
   ptx::named_barrier_sync(bar, threads);
-  for_each_output_pair<kBias, false>(accum, coord, act, M, n_out, m0, n0_out, bias, residual,
+  for_each_output_pair<kBias, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual,
                               [&](int rl, int cl, Pair<Element> v) {
                                 *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v;
                               });
   ptx::named_barrier_sync(bar, threads);
   const int rows = min(kRows, M - m0);
-  const int cols = n_out - n0_out;
+  const int c_end = min(share.hi, n_out - n0_out);  // the share's columns inside D
   if (n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(D) & 15u) == 0) {  // rows of whole 16-byte pieces
-    const int chunks = tile_cols / 8;  // 16-byte pieces per row
+    const int chunks = (share.hi - share.lo) / 8;  // 16-byte pieces per row
     for (int i = t; i < rows * chunks; i += threads) {
-      const int rl = i / chunks, c8 = (i - rl * chunks) * 8;
-      if (c8 < cols)
+      const int rl = i / chunks, c8 = share.lo + (i - rl * chunks) * 8;
+      if (c8 < c_end)
         *reinterpret_cast<uint4*>(D + size_t(m0 + rl) * n_out + n0_out + c8) =
             *reinterpret_cast<const uint4*>(buf + rl * kPitch + c8);
     }
   } else {
-    const int width = min(tile_cols, cols);
+    const int width = c_end - share.lo;
     for (int i = t; i < rows * width; i += threads) {
-      const int rl = i / width, c = i - rl * width;
+      const int rl = i / width, c = share.lo + (i - rl * width);
       D[size_t(m0 + rl) * n_out + n0_out + c] = buf[rl * kPitch + c];
     }
   }
 }
 
-// This split's partial sums -> its slot of the tile's workspace.
+// This split's partial sums -> its slot of the tile's workspace, except the columns of `own` (what
+// this segment reduces itself: none, unless reduce-scatter).
 template <class Accum, class Coord>
 __device__ __forceinline__ void store_partial(const Accum& accum, const Coord& coord, float2* slot, int t, int M,
-                                              int m0, int threads) {
+                                              int m0, int threads, const ColumnShare& own) {
   constexpr int kValues = decltype(cute::size(accum))::value;
+  constexpr int kGroups = AccumShape<Accum>::kGroups;
 #pragma unroll
   for (int i = 0; i < kValues; i += 2)
-    if (m0 + int(cute::get<0>(coord(i))) < M) __stcg(slot + (i / 2) * threads + t, make_float2(accum(i), accum(i + 1)));
+    if (m0 + int(cute::get<0>(coord(i))) < M && !own.has_accum_group((i / 4) % kGroups))
+      __stcg(slot + (i / 2) * threads + t, make_float2(accum(i), accum(i + 1)));
 }
 
-// accum <- partial_0 + partial_1 + ... + partial_{S-1}, in segment order whichever segment runs this
-// (bit-identical results however the segments were scheduled). `mine` is this segment's index: its
+// accum <- partial_0 + partial_1 + ... + partial_{S-1} for the columns of `share`, in segment order
+// whichever segment runs this (bit-identical results however the segments were scheduled, and
+// whichever segment reduces which columns). `mine` is this segment's index: its
 // partials are still in registers. The values go in chunks of kChunk pairs: for each segment the
 // chunk's loads are all issued before any is used, so a chunk costs one L2 round trip per segment
 // (loading and adding pair by pair cost one round trip per pair and segment: tens of microseconds
 // per tile under load). (Chunks of 16 pairs made the 128x128 kernels spill ~400 bytes.)
 template <class Accum, class Coord>
 __device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int segs,
-                                                int mine, int t, int M, int m0, int slot_values, int threads) {
+                                                int mine, int t, int M, int m0, int slot_values, int threads,
+                                                const ColumnShare& share) {
   constexpr int kPairs = decltype(cute::size(accum))::value / 2;
+  constexpr int kGroups = AccumShape<Accum>::kGroups;
   constexpr int kChunk = kPairs < 8 ? kPairs : 8;
   static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
 #pragma unroll
   for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
     bool live[kChunk];
 #pragma unroll
-    for (int j = 0; j < kChunk; ++j) live[j] = m0 + int(cute::get<0>(coord(2 * (c0 + j)))) < M;
+    for (int j = 0; j < kChunk; ++j)
+      live[j] = m0 + int(cute::get<0>(coord(2 * (c0 + j)))) < M && share.has_accum_group((c0 + j) / 2 % kGroups);
     float2 sum[kChunk];
     for (int s = 0; s < segs; ++s) {
       float2 v[kChunk];

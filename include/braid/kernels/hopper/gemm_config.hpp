@@ -56,18 +56,23 @@ struct GemmConfig {
   bool stream_k = false;
   int tile_m = kTileM;  // 128 or 64
   EpilogueStore store = EpilogueStore::Default;  // named only where it differs from the tile's default
+  // Split-K only: every segment of a tile reduces and stores a share of the tile's columns instead of
+  // the last to arrive doing the whole tile (gemm_kernel.cuh, reduce_split_tile). Same outputs, bit
+  // for bit. Needs static dispatch (a chain's dynamic order is refused).
+  bool reduce_scatter = false;
   bool staged() const { return stages_epilogue(tile_m, tile_n, store); }
   bool default_store() const { return staged() == stages_epilogue_by_default(tile_m, tile_n); }
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            (default_store() ? "" : staged() ? "-staged" : "-direct") + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
-           (stream_k ? "-streamk" : "") +
+           (reduce_scatter ? "-rs" : "") + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
-// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct"). Returns an
+// Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
+// "128x128-sk3-rs-rowmajor"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -99,6 +104,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 8, "rowmajor") == 0) {
       c.order = OrderKind::RowMajor;
       p += 8;
+    } else if (text.compare(p, 2, "rs") == 0) {
+      c.reduce_scatter = true;
+      p += 2;
     } else if (text.compare(p, 2, "sk") == 0) {
       p += 2;
       if (!number(c.splits)) return "no split count after -sk in '" + text + "'";
@@ -106,7 +114,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

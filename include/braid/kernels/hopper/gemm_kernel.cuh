@@ -253,6 +253,67 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   }
 }
 
+// Reduce-scatter: spin until a tile's arrival counter reaches `target` (every segment arrived; counters
+// are cumulative, never reset, and a tile's round adds a multiple of its segment count). Bounded by the
+// stage's timeout: reports the tile and its counter. Out of line: the spin loop inlined into the
+// consumers' epilogue made the 128x128 kernel spill more (ptxas).
+static __device__ __noinline__ void wait_for_segments(const StageParams& sp, const uint64_t* counter, uint64_t target,
+                                               const ScheduledUnit& w) {
+  uint64_t seen = 0, waited = 0;
+  if (!braid::detail::spin_until(counter, target, sp.timeout_ns, sp.err, seen, waited) &&
+      (!braid::detail::aborted(sp.err) || sp.timeout_ns))
+    braid::detail::report(sp.err, kErrSplitPeerTimeout, sp.stage_id, w.seg, w.nseg, w.pos, w.tile, w.tile, target,
+                          seen, waited);
+}
+
+// A unit of a tile cut into segments (split-K, stream-K), after its mainloop. Every segment stores
+// partial sums to the tile's workspace and arrives on the tile's counter: one thread's acq_rel atomic
+// between two CTA barriers publishes every consumer thread's partial stores (release, cumulative
+// through the barrier) and makes the other segments' partials visible to the whole CTA (acquire). No
+// per-thread fences: a fence.sc per thread per segment cost tens of microseconds per unit under load.
+//   last arrival (default): every segment stores all its partials; the last to arrive sums them in
+//     segment order and runs the whole tile's epilogue. The others are done: returns false.
+//   reduce-scatter (WorkSchedule::reduce_scatter): segment s owns a share of the tile's output
+//     columns (ColumnShare::of_segment); it stores only the other shares' partials, waits until every
+//     segment of the tile has arrived, sums its own share in segment order and stores that share. The
+//     reads and the epilogue of a split tile are spread over its segments' SMs instead of landing on
+//     the last one (128x128 tiles, split 3: 128 KB of partials read by one CTA, then the whole tile's
+//     epilogue -- 9-13 us under load, against 3.2 us for a whole tile's epilogue alone). Waiting on
+//     peers needs them co-scheduled: static split-K whose tiles' segments share a round of units
+//     (WorkSchedule::make; the host refuses dynamic dispatch). The sums are the same, in the same
+//     order, as the last-arrival reduction's: bit-identical outputs.
+// `share` <- the output columns this unit stores.
+template <class Traits, class Accum, class Coord>
+__device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params& p, const StageParams& sp,
+                                                  typename Traits::SharedStorage& smem, const ScheduledUnit& w,
+                                                  Accum& accum, const Coord& coord, int t, int m0, int tile_n_out,
+                                                  bool scatter, detail::ColumnShare& share) {
+  constexpr int kSlotPairs = Traits::kTileM * Traits::kTileN / 2;
+  const detail::ColumnShare own =
+      scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
+              : detail::ColumnShare::none();
+  const float2* tile_ws = p.partials + size_t(w.slot) * kSlotPairs;
+  detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotPairs, t, p.M, m0,
+                        Traits::kConsumerThreads, own);
+  ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+  if (t == 0) {
+    uint64_t* counter = reinterpret_cast<uint64_t*>(p.arrivals + w.pos);
+    const uint64_t prev = ptx::atom_add_acq_rel(counter, 1ull);
+    if (!scatter) {
+      smem.reduce_here = (prev + 1) % uint64_t(w.nseg) == 0;
+    } else {
+      wait_for_segments(sp, counter, prev - prev % w.nseg + w.nseg, w);
+      smem.reduce_here = 1;  // after a timeout too (reported): never hang, the host throws
+    }
+  }
+  ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+  if (!smem.reduce_here) return false;
+  share = scatter ? own : detail::ColumnShare::all(Traits::kTileN, tile_n_out);
+  detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotPairs,
+                          Traits::kConsumerThreads, share);
+  return true;
+}
+
 template <class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -334,7 +395,6 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     typename Traits::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_thread_slice(t);
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
-    constexpr int kTileValues = kTileM * kTileN;
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
@@ -353,23 +413,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const uint64_t t_mainloop = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
 
       const int m0 = int(w.tile.y) * kTileM;
-      if (w.nseg > 1) {  // the tile is cut into segments: the last to arrive sums them in order
-        float2* tile_ws = p.partials + size_t(w.slot) * (kTileValues / 2);
-        detail::store_partial(accum, coord, tile_ws + size_t(w.seg) * (kTileValues / 2), t, p.M, m0,
-                              Traits::kConsumerThreads);
-        // One thread's acq_rel arrival, between two CTA barriers, publishes every consumer thread's
-        // partial stores (release, cumulative through the barrier) and, for the last to arrive, makes
-        // the other segments' partials visible to the whole CTA (acquire). No per-thread fences: a
-        // fence.sc per thread per segment cost tens of microseconds per work unit under load.
-        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
-        if (t == 0) {
-          const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);
-          smem.reduce_here = (prev + 1) % uint64_t(w.nseg) == 0;
-        }
-        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
-        if (!smem.reduce_here) continue;
-        detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kTileValues / 2,
-                                Traits::kConsumerThreads);
+      detail::ColumnShare share = detail::ColumnShare::all(kTileN, tile_n_out);
+      const bool scatter = w.nseg > 1 && p.sched.reduce_scatter;
+      if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
+        if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share)) continue;
       }
       // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
       // spill (ptxas: 132 bytes of spill loads; 72 with the staged path alone), and calling the other
@@ -378,10 +425,23 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kStagedEpilogue)
         detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
-                                                                 tile_n_out, bias, p.residual, smem.staging, t,
+                                                                 share, bias, p.residual, smem.staging, t,
                                                                  Traits::kConsumerThreads, Traits::kConsumerBarrier);
       else
-        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, bias, p.residual);
+        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, share, bias,
+                                          p.residual);
+      // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
+      // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
+      // someone reads the tile's completion (posts, traces).
+      if (scatter && (posting || sp.trace != nullptr)) {
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+        if (t == 0) {
+          const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);
+          smem.reduce_here = (prev + 1) % uint64_t(w.nseg) == 0;
+        }
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
+        if (!smem.reduce_here) continue;
+      }
       if (posting) {
         // Hand the tile to the poster warp: every consumer thread's stores are ordered before its
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.

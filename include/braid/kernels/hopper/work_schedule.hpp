@@ -7,7 +7,10 @@
 //
 //   DataParallel  every tile is one unit; CTA b takes positions b, b + G, b + 2G, ... of the tile order
 //   SplitK        every tile is `splits` equal segments; CTA b takes units b, b + G, ... (unit u: tile
-//                 position u / splits, segment u % splits)
+//                 position u / splits, segment u % splits). With reduce_scatter every segment reduces
+//                 and stores a share of the tile's columns (gemm_kernel.cuh, reduce_split_tile) and
+//                 waits for the tile's other segments: G is then a multiple of splits (or every unit
+//                 has a CTA), so that a tile's segments are always in one round of units.
 //   StreamK       the whole waves of tiles are data-parallel (round-robin as above); the tiles of the
 //                 last, partial wave share their iterations evenly among the CTAs: CTA b takes the
 //                 contiguous iterations [b*I/G', (b+1)*I/G') of the tail (I = tail tiles x k_tiles),
@@ -41,6 +44,7 @@ struct WorkSchedule {
   uint32_t dp_tiles = 0;   // StreamK: tile positions [0, dp_tiles) are whole units, round-robin
   uint32_t sk_ctas = 0;    // StreamK: CTAs [0, sk_ctas) share the tail (G' <= G)
   uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
+  uint32_t reduce_scatter = 0;  // SplitK: segments reduce shares of their tile (co-scheduled segments)
 
   struct Cursor {
     uint32_t u = 0;  // next data-parallel / split-K unit index
@@ -51,8 +55,10 @@ struct WorkSchedule {
   // --- construction (host) ---------------------------------------------------------------------
   // min_sk_iters: the stream-K tail is spread over at most (tail iterations / min_sk_iters) CTAs, so
   // that no segment is so short that its fixup costs more than it saves.
+  // reduce_scatter: only with SplitK (ignored otherwise); G is rounded down to a multiple of splits
+  // when the units outnumber the CTAs.
   static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
-                           uint32_t min_sk_iters = 4) {
+                           uint32_t min_sk_iters = 4, bool reduce_scatter = false) {
     WorkSchedule s;
     s.kind = kind;
     s.tiles = tiles;
@@ -61,6 +67,8 @@ struct WorkSchedule {
     if (kind == Decomposition::SplitK) {
       s.splits = splits < 1 ? 1 : splits;
       s.max_segs = s.splits;
+      s.reduce_scatter = reduce_scatter && s.splits > 1 ? 1u : 0u;
+      if (s.reduce_scatter && uint64_t(tiles) * s.splits > s.ctas && s.ctas >= s.splits) s.ctas -= s.ctas % s.splits;
     } else if (kind == Decomposition::StreamK) {
       const uint32_t rem = tiles % s.ctas;
       s.dp_tiles = tiles - rem;
@@ -83,6 +91,12 @@ struct WorkSchedule {
     const uint64_t units = kind == Decomposition::SplitK ? uint64_t(tiles) * splits : tiles;
     if (kind == Decomposition::StreamK && dp_tiles == 0) return sk_ctas;
     return uint32_t(units < ctas ? units : ctas);
+  }
+  // Reduce-scatter's waits are safe: every tile's segments are in one round of units (each CTA's
+  // round-r unit waits only for other CTAs' round-r units).
+  BRAID_HD bool segments_co_scheduled() const {
+    if (!reduce_scatter) return true;
+    return uint64_t(tiles) * splits <= ctas || ctas % splits == 0;
   }
   BRAID_HD uint64_t tail_iters() const { return uint64_t(tiles - dp_tiles) * k_tiles; }
   // First tail iteration of CTA b (b <= sk_ctas).
