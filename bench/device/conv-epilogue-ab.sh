@@ -16,6 +16,19 @@ tail -3 $R/gpu-tests.log
     CONFIGS=${EPI_CONFIGS:-"128x128-rowmajor 64x128-rowmajor 128x64-rowmajor 128x128-sk3-rowmajor"} \
     timeout 200 bash bench/device/conv-epilogue.sh; } > $R/epi.txt 2>&1
 cat $R/epi.txt
+# AB_CONFIGS (optional): each binary's standalone time of these configurations (the tuner's candidate
+# lines) on AB_CASES (layers:batches), both binaries in turn, twice
+if [ -n "${AB_CONFIGS:-}" ]; then
+  for round in 1 2; do
+    for bin in ${EPI_BINS:-$B/braid-bench-conv-prev $B/braid-bench-conv}; do
+      for c in ${AB_CASES:-64x56:32 512x7:24}; do
+        echo "== round $round $(basename $bin) $c"
+        timeout 60 $bin --layers "${c%:*}" --batches "${c#*:}" --configs "$AB_CONFIGS" --reps 20 2>&1 | grep candidates
+      done
+    done
+  done > $R/ab.txt 2>&1
+  cat $R/ab.txt
+fi
 BIN=$B OUT=/tmp/cr TORCH_LIMIT=150 LIMIT=220 bash bench/device/conv-run.sh > $R/conv-run.txt 2>&1
 tail -45 $R/conv-run.txt
 tar czf $OUT/conv-run.tgz -C /tmp/cr .

@@ -139,13 +139,15 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 //   kBatchLoads: issue a chunk's residual loads before the first is used (see below).
 //   SwiGLU pairs gate column c with up column c + tile_n/2: group g with group g + kGroups/2 of the
 //   same rows.
-//   share: only the output columns of this unit's share (ColumnShare) are emitted.
+//   share, kShare: with kShare, only the output columns of this unit's share (ColumnShare) are emitted.
+//   A compile-time switch: the per-pair test made every whole tile's epilogue slower (it is
+//   instruction-bound: conv pairs of whole 128x64 tiles 2-5% slower with the test in every pair).
 //   kAct: this function is one activation's loop; for_each_output_pair (below) dispatches the runtime
 //   activation to it once, outside the unrolled loop. With the activation a runtime test inside the
 //   loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile) sat
 //   interleaved in one long stretch of instructions that the epilogue walks cold, once per tile.
-template <Activation kAct, bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord,
-          class Emit>
+template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
+          class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
                                                         int n0_out, const ColumnShare& share,
                                                         const TileBias<Element, kBiasGroups>& bias,
@@ -161,7 +163,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
         for (int r2 = 0; r2 < 2; ++r2) {
           const int i = 2 * r2 + 4 * g + Shape::kPerBlock * m, up = i + 2 * Shape::kGroups;
           const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
-          if (m0 + rl < M && n0_out + cl < n_out && share.has_output_group(g)) {
+          if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group(g))) {
             const float v0 = silu(accum(i)) * accum(up), v1 = silu(accum(i + 1)) * accum(up + 1);
             emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
           }
@@ -187,7 +189,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
       for (int j = 0; j < kChunk; ++j) {
         const int i = 2 * (c0 + j);
         const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
-        s[j] = r < M && c < n_out && residual != nullptr && share.has_output_group((i / 4) % Shape::kGroups)
+        s[j] = r < M && c < n_out && residual != nullptr && (!kShare || share.has_output_group((i / 4) % Shape::kGroups))
                    ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
                    : Pair<Element>{};
       }
@@ -196,7 +198,7 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
     for (int j = 0; j < kChunk; ++j) {
       const int i = 2 * (c0 + j);
       const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
-      if (m0 + rl < M && n0_out + cl < n_out && share.has_output_group((i / 4) % Shape::kGroups)) {
+      if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group((i / 4) % Shape::kGroups))) {
         float v0 = accum(i), v1 = accum(i + 1);
         if constexpr (kBias) {
           const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
@@ -221,37 +223,40 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
 }
 
 // for_each_output_pair_as for the activation `act`.
-template <bool kBias, bool kBatchLoads, class Element, int kBiasGroups, class Accum, class Coord, class Emit>
+template <bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum, class Coord,
+          class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
                                                      int n_out, int m0, int n0_out, const ColumnShare& share,
                                                      const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
   switch (act) {
     case Activation::SwiGLU:
-      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                            residual, emit);
     case Activation::GeLU:
-      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
     case Activation::ReLU:
-      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
     default:
-      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads>(accum, coord, M, n_out, m0, n0_out, share, bias,
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
                                                                          residual, emit);
   }
 }
 
 // Stores the tile's share of columns straight from the accumulators: each warp store writes 8 rows x
 // 16 bytes (half sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
+// A whole tile's stores carry no share test (for_each_output_pair's kShare).
 template <bool kBias, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                           int n_out, int m0, int n0_out, const ColumnShare& share,
+                                           int n_out, int m0, int n0_out, const ColumnShare& share, bool whole,
                                            const TileBias<Element, kBiasGroups>& bias, const Element* residual) {
-  for_each_output_pair<kBias, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual,
-                              [&](int rl, int cl, Pair<Element> v) {
-                                *reinterpret_cast<Pair<Element>*>(D + size_t(m0 + rl) * n_out + n0_out + cl) = v;
-                              });
+  auto emit = [&](int rl, int cl, Pair<Element> v) {
+    *reinterpret_cast<Pair<Element>*>(D + size_t(m0 + rl) * n_out + n0_out + cl) = v;
+  };
+  if (whole) for_each_output_pair<kBias, true, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  else for_each_output_pair<kBias, true, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
 }
 
 // Row pitch (elements) of the staging buffer: 16 bytes of padding put the 8 rows of a warp's 4-byte
@@ -265,18 +270,18 @@ constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
 // aligned; otherwise it copies element by element. The leading barrier keeps the
 // previous tile's copy-out from overlapping this tile's writes; `threads` consumer threads meet at
 // named barrier `bar`.
-// Only the share's columns (whole 16-byte pieces: ColumnShare) are staged and copied out.
+// Only the share's columns (whole 16-byte pieces: ColumnShare) are staged and copied out; a whole
+// tile's (`whole`) with no per-pair share test (for_each_output_pair's kShare).
 template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
-                                                  int n_out, int m0, int n0_out, const ColumnShare& share,
+                                                  int n_out, int m0, int n0_out, const ColumnShare& share, bool whole,
                                                   const TileBias<Element, kBiasGroups>& bias, const Element* residual,
                                                   Element* buf, int t, int threads, uint32_t bar) {
   constexpr int kPitch = staging_pitch(kCols);
   ptx::named_barrier_sync(bar, threads);
-  for_each_output_pair<kBias, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual,
-                              [&](int rl, int cl, Pair<Element> v) {
-                                *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v;
-                              });
+  auto emit = [&](int rl, int cl, Pair<Element> v) { *reinterpret_cast<Pair<Element>*>(buf + rl * kPitch + cl) = v; };
+  if (whole) for_each_output_pair<kBias, false, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  else for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
   ptx::named_barrier_sync(bar, threads);
   const int rows = min(kRows, M - m0);
   const int c_end = min(share.hi, n_out - n0_out);  // the share's columns inside D

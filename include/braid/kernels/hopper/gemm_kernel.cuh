@@ -425,10 +425,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kStagedEpilogue)
         detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
-                                                                 share, bias, p.residual, smem.staging, t,
+                                                                 share, !scatter, bias, p.residual, smem.staging, t,
                                                                  Traits::kConsumerThreads, Traits::kConsumerBarrier);
       else
-        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, share, bias,
+        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, share, !scatter, bias,
                                           p.residual);
       // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
       // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
