@@ -141,7 +141,8 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 //   same rows.
 //   share, kShare: with kShare, only the output columns of this unit's share (ColumnShare) are emitted.
 //   A compile-time switch: the per-pair test made every whole tile's epilogue slower (it is
-//   instruction-bound: conv pairs of whole 128x64 tiles 2-5% slower with the test in every pair).
+//   instruction-bound; same-call A/B, conv-epilogue-ab-h100-20261123-9eba403.txt: 128x128 3.39-3.68 ->
+//   3.17-3.36 us and 128x64 1.63-1.98 -> 1.54-1.79 us per tile with the test compiled out).
 //   kAct: this function is one activation's loop; for_each_output_pair (below) dispatches the runtime
 //   activation to it once, outside the unrolled loop. With the activation a runtime test inside the
 //   loop, every pair's code for every activation (GeLU's erf, 64 times for a 128x128 tile) sat
