@@ -28,13 +28,5 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*", "*-stream.csv"))):
     case = os.path.basename(f).replace("trace-conv-", "").replace("-stream.csv", "")
     print(f"{b:22s} {cfg:24s} {case:16s} tiles {len(rows):4d}  mainloop med {st.median(ml):6.2f} us  "
           f"epilogue med {st.median(ep):5.2f} us (max {max(ep):5.2f})  conv span {max(float(r['end_us']) for r in rows) - s0:6.2f} us")
-    # split tiles: the epilogue's phases (partials exchanged, reduced, stored)
-    sp = [r for r in rows if float(r.get("exchanged_us") or -1) >= 0]
-    if sp:
-        ex = [float(r["exchanged_us"]) - float(r["mainloop_end_us"]) for r in sp]
-        rd = [float(r["reduced_us"]) - float(r["exchanged_us"]) for r in sp]
-        stv = [float(r["end_us"]) - float(r["reduced_us"]) for r in sp]
-        print(f"{'':22s} {'':24s} {'':16s}   split tiles {len(sp):4d}: exchange med {st.median(ex):5.2f} us, "
-              f"reduce med {st.median(rd):5.2f} us, stores med {st.median(stv):5.2f} us")
 PY
 rm -rf "$T"
