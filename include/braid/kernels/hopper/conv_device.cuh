@@ -32,7 +32,7 @@ class ConvKernel final : public ConvKernelBase {
     params_.residual = reinterpret_cast<const Element*>(a.residual);
     params_.act = a.act;
     params_.sched = sched;
-    params_.partials = reinterpret_cast<float2*>(partials);
+    params_.partials = reinterpret_cast<float4*>(partials);
     params_.arrivals = arrivals;
     params_.img_w = a.W;
     params_.pad = a.pad;

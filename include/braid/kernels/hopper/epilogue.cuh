@@ -9,8 +9,8 @@
 // computes 128 rows alone -- the ping-pong experiment, branch experiment/pingpong -- holds two 64-row
 // blocks; the epilogue handles any number).
 //
-// Split-K partials go to global memory in the accumulators' own layout (float2 per value pair,
-// thread-interleaved, so a warp's stores are contiguous); only rows < M are written and read.
+// Split-K partials go to global memory in the accumulators' own layout (float4 per quad of values,
+// thread-interleaved, so a warp's stores are contiguous: store_partial); only rows < M are written and read.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -303,66 +303,173 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
   }
 }
 
+// Split-K workspace layout: a thread's accumulator values in quads, quad q = values 4q .. 4q+3 (one
+// 8-column group's two columns in rows r and r + 8: AccumShape), stored as a float4 at q * threads + t
+// of the segment's slot. Consecutive threads' quads are contiguous (a warp's 16-byte stores and
+// loads cover whole lines), and a quad is a 16-byte piece that cp.async can copy. A quad is stored,
+// and read, when its first row is inside D (rows r + 8 >= M ride along: defined, never emitted).
+template <class Coord>
+__device__ __forceinline__ bool quad_live(const Coord& coord, int q, int M, int m0) {
+  return m0 + int(cute::get<0>(coord(4 * q))) < M;
+}
+
 // This split's partial sums -> its slot of the tile's workspace, except the columns of `own` (what
 // this segment reduces itself: none, unless reduce-scatter).
 template <class Accum, class Coord>
-__device__ __forceinline__ void store_partial(const Accum& accum, const Coord& coord, float2* slot, int t, int M,
+__device__ __forceinline__ void store_partial(const Accum& accum, const Coord& coord, float4* slot, int t, int M,
                                               int m0, int threads, const ColumnShare& own) {
-  constexpr int kValues = decltype(cute::size(accum))::value;
+  constexpr int kQuads = AccumShape<Accum>::kValues / 4;
   constexpr int kGroups = AccumShape<Accum>::kGroups;
 #pragma unroll
-  for (int i = 0; i < kValues; i += 2)
-    if (m0 + int(cute::get<0>(coord(i))) < M && !own.has_accum_group((i / 4) % kGroups))
-      __stcg(slot + (i / 2) * threads + t, make_float2(accum(i), accum(i + 1)));
+  for (int q = 0; q < kQuads; ++q)
+    if (quad_live(coord, q, M, m0) && !own.has_accum_group(q % kGroups))
+      __stcg(slot + q * threads + t, make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3)));
+}
+
+__device__ __forceinline__ void add_quad(float4& a, const float4& b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  a.w += b.w;
 }
 
 // accum <- partial_0 + partial_1 + ... + partial_{S-1} for the columns of `share`, in segment order
 // whichever segment runs this (bit-identical results however the segments were scheduled, and
-// whichever segment reduces which columns). `mine` is this segment's index: its
-// partials are still in registers. The values go in chunks of kChunk pairs: for each segment the
-// chunk's loads are all issued before any is used, so a chunk costs one L2 round trip per segment
-// (loading and adding pair by pair cost one round trip per pair and segment: tens of microseconds
-// per tile under load). (Chunks of 16 pairs made the 128x128 kernels spill ~400 bytes.)
+// whichever segment reduces which columns). `mine` is this segment's index: its partials are still
+// in registers. Two ways to read the other segments' partials, the same sums:
+//   registers (reduce_partials): in chunks of kChunk quads; for each segment the chunk's loads are
+//     all issued before any is used, so a chunk costs one L2 round trip per segment (loading and
+//     adding pair by pair cost one round trip per pair and segment: tens of microseconds per tile
+//     under load). (Chunks of 8 quads made the 128x128 kernels spill ~400 bytes.)
+//   shared memory (reduce_partials_smem, the staged epilogue's buffer, free until the tile's stores):
+//     each thread copies its own quads of every other segment with cp.async (no registers held, so
+//     all of them in flight at once) and sums them from shared memory -- one round trip per round
+//     of quads that fit the buffer, instead of one per chunk and segment (trace phases of a split
+//     128x128 tile: the chunked reads took 3.3-3.9 us, as long for a third of the data, i.e.
+//     latency; bench/results/conv-rs-phases-h100-20261123.txt).
 template <class Accum, class Coord>
-__device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float2* tile_ws, int segs,
-                                                int mine, int t, int M, int m0, int slot_values, int threads,
+__device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord, const float4* tile_ws, int segs,
+                                                int mine, int t, int M, int m0, int slot_quads, int threads,
                                                 const ColumnShare& share) {
-  constexpr int kPairs = decltype(cute::size(accum))::value / 2;
+  constexpr int kQuads = AccumShape<Accum>::kValues / 4;
   constexpr int kGroups = AccumShape<Accum>::kGroups;
-  constexpr int kChunk = kPairs < 8 ? kPairs : 8;
-  static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
+  constexpr int kChunk = kQuads < 4 ? kQuads : 4;
+  static_assert(kQuads % kChunk == 0, "accumulator quads must split into whole chunks");
 #pragma unroll
-  for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
+  for (int c0 = 0; c0 < kQuads; c0 += kChunk) {
     bool live[kChunk];
 #pragma unroll
     for (int j = 0; j < kChunk; ++j)
-      live[j] = m0 + int(cute::get<0>(coord(2 * (c0 + j)))) < M && share.has_accum_group((c0 + j) / 2 % kGroups);
-    float2 sum[kChunk];
+      live[j] = quad_live(coord, c0 + j, M, m0) && share.has_accum_group((c0 + j) % kGroups);
+    float4 sum[kChunk];
     for (int s = 0; s < segs; ++s) {
-      float2 v[kChunk];
+      float4 v[kChunk];
       if (s == mine) {
 #pragma unroll
-        for (int j = 0; j < kChunk; ++j) v[j] = make_float2(accum(2 * (c0 + j)), accum(2 * (c0 + j) + 1));
+        for (int j = 0; j < kChunk; ++j) {
+          const int q = c0 + j;
+          v[j] = make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3));
+        }
       } else {
-        const float2* src = tile_ws + size_t(s) * slot_values + t;
+        const float4* src = tile_ws + size_t(s) * slot_quads + t;
 #pragma unroll
-        for (int j = 0; j < kChunk; ++j) v[j] = live[j] ? __ldcg(src + (c0 + j) * threads) : make_float2(0.f, 0.f);
+        for (int j = 0; j < kChunk; ++j) v[j] = live[j] ? __ldcg(src + (c0 + j) * threads) : make_float4(0.f, 0.f, 0.f, 0.f);
       }
 #pragma unroll
       for (int j = 0; j < kChunk; ++j) {
-        if (s == 0) {
-          sum[j] = v[j];
-        } else {
-          sum[j].x += v[j].x;
-          sum[j].y += v[j].y;
-        }
+        if (s == 0) sum[j] = v[j];
+        else add_quad(sum[j], v[j]);
       }
     }
 #pragma unroll
     for (int j = 0; j < kChunk; ++j) {
-      accum(2 * (c0 + j)) = sum[j].x;
-      accum(2 * (c0 + j) + 1) = sum[j].y;
+      const int q = c0 + j;
+      accum(4 * q) = sum[j].x;
+      accum(4 * q + 1) = sum[j].y;
+      accum(4 * q + 2) = sum[j].z;
+      accum(4 * q + 3) = sum[j].w;
     }
+  }
+}
+
+// The quads one round of reduce_partials_smem can hold per thread, for `segs` segments in a buffer of
+// buf_quads float4s shared by `threads` threads (0: the buffer cannot hold even one quad per peer).
+__host__ __device__ constexpr int smem_reduce_round_quads(int buf_quads, int segs, int threads) {
+  return segs < 2 ? 0 : buf_quads / ((segs - 1) * threads);
+}
+
+// reduce_partials through shared memory `buf` (buf_quads float4s, free for the caller's consumer
+// threads; only this thread's own copies are read back, so no barrier is needed between the copies
+// and the sums -- the caller's next barrier must come before anything else writes `buf`). The
+// thread's quads to reduce (live rows, the share's groups) go in rounds of round_quads, in order;
+// quad q of a round (its rank c among the round's quads) of the peer-th other segment sits at
+// (c (segs - 1) + peer) * threads + t. Bit masks (bit q: quad q), not unrolled index arithmetic:
+// per-quad ranks computed in the unrolled loops made the 128x128 kernel spill 3 KB.
+template <class Accum, class Coord>
+__device__ __forceinline__ void reduce_partials_smem(Accum& accum, const Coord& coord, const float4* tile_ws, int segs,
+                                                     int mine, int t, int M, int m0, int slot_quads, int threads,
+                                                     const ColumnShare& share, float4* buf, int round_quads) {
+  using Shape = AccumShape<Accum>;
+  constexpr int kQuads = Shape::kValues / 4;
+  constexpr int kGroups = Shape::kGroups;
+  static_assert(kQuads <= 32, "a thread's quads fit a 32-bit mask");
+  uint32_t todo = 0;
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q)
+    if (share.has_accum_group(q % kGroups) && quad_live(coord, q, M, m0)) todo |= 1u << q;
+  const uint32_t buf_base = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + uint32_t(t) * 16u;
+  const uint32_t peer_stride = uint32_t(threads) * 16u, rank_stride = uint32_t(segs - 1) * peer_stride;
+  while (todo != 0) {
+    uint32_t round = 0;  // the next round_quads quads still to do
+    for (int i = 0; i < round_quads && todo != 0; ++i) {
+      round |= todo & (0u - todo);
+      todo &= todo - 1u;
+    }
+    for (int s = 0, peer = 0; s < segs; ++s) {
+      if (s == mine) continue;
+      const float4* src = tile_ws + size_t(s) * slot_quads + t;
+      const uint32_t dst = buf_base + uint32_t(peer) * peer_stride;
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q)
+        if ((round >> q) & 1u) {
+          const uint32_t c = __popc(round & ((1u << q) - 1u));
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + c * rank_stride), "l"(src + q * threads)
+                       : "memory");
+        }
+      ++peer;
+    }
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+    // The sum in segment order, ((p_0 + p_1) + ...) with this segment's own quad (registers) at its
+    // place: the segments before it summed in shared memory (runtime loops, no accumulator access)
+    // into the rank's first slot, then own added there, then the segments after it, again in shared
+    // memory; the first slot is the result. (Runtime
+    // loops over segments inside the unrolled per-quad loop spilled ~1 KB more.)
+    const int n = __popc(round);
+    float4* mine_buf = buf + t;  // rank c's slots: mine_buf[(c (segs - 1) + peer) * threads]
+    for (int c = 0; c < n; ++c) {
+      float4* r = mine_buf + c * (segs - 1) * threads;
+      for (int s = 1; s < mine; ++s) add_quad(r[0], r[s * threads]);
+    }
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q)
+      if ((round >> q) & 1u) {
+        float4& r = mine_buf[__popc(round & ((1u << q) - 1u)) * (segs - 1) * threads];
+        // mine > 0: prefix + own. mine == 0: slot 0 holds segment 1, and p_1 + p_0 == p_0 + p_1.
+        add_quad(r, make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3)));
+      }
+    for (int c = 0; c < n; ++c) {
+      float4* r = mine_buf + c * (segs - 1) * threads;
+      for (int s = mine > 0 ? mine + 1 : 2; s < segs; ++s) add_quad(r[0], r[(s - 1) * threads]);
+    }
+#pragma unroll
+    for (int q = 0; q < kQuads; ++q)
+      if ((round >> q) & 1u) {
+        const float4 r = mine_buf[__popc(round & ((1u << q) - 1u)) * (segs - 1) * threads];
+        accum(4 * q) = r.x;
+        accum(4 * q + 1) = r.y;
+        accum(4 * q + 2) = r.z;
+        accum(4 * q + 3) = r.w;
+      }
   }
 }
 

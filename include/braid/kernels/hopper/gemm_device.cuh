@@ -67,7 +67,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.residual = nullptr;
     params_.act = a.act;
     params_.sched = sched;
-    params_.partials = reinterpret_cast<float2*>(partials);
+    params_.partials = reinterpret_cast<float4*>(partials);
     params_.arrivals = arrivals;
   }
 

@@ -119,7 +119,7 @@ struct WarpSpecializedTraits {
     const Element* residual;  // null, or added like bias, one per output element (only with kBias)
     Activation act;
     WorkSchedule sched;               // data-parallel / split-K / stream-K units of the CTAs
-    float2* partials;                 // workspace: [slot][tile values] (tiles cut into segments)
+    float4* partials;                 // workspace: [slot][tile values in quads] (tiles cut into segments)
     unsigned long long* arrivals;     // cumulative segment arrivals per tile position (never reset)
     StageParams sp;                   // sp.grid: output tile grid; sp.shape: tile_m x output tile cols
   };
@@ -288,12 +288,12 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
                                                   typename Traits::SharedStorage& smem, const ScheduledUnit& w,
                                                   Accum& accum, const Coord& coord, int t, int m0, int tile_n_out,
                                                   bool scatter, detail::ColumnShare& share) {
-  constexpr int kSlotPairs = Traits::kTileM * Traits::kTileN / 2;
+  constexpr int kSlotQuads = Traits::kTileM * Traits::kTileN / 4;
   const detail::ColumnShare own =
       scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
               : detail::ColumnShare::none();
-  const float2* tile_ws = p.partials + size_t(w.slot) * kSlotPairs;
-  detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotPairs, t, p.M, m0,
+  const float4* tile_ws = p.partials + size_t(w.slot) * kSlotQuads;
+  detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotQuads, t, p.M, m0,
                         Traits::kConsumerThreads, own);
   ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
   if (t == 0) {
@@ -309,7 +309,19 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
   ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
   if (!smem.reduce_here) return false;
   share = scatter ? own : detail::ColumnShare::all(Traits::kTileN, tile_n_out);
-  detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotPairs,
+  // The staged epilogue's buffer is free here (the barrier above is past the previous tile's
+  // copy-out; store_tile_staged's leading barrier comes before this tile's writes to it): the
+  // partials go through it when a round holds at least a quarter of a share's quads.
+  if constexpr (Traits::kStagedEpilogue) {
+    constexpr int kBufQuads = int(sizeof(smem.staging) / sizeof(float4));
+    const int round = detail::smem_reduce_round_quads(kBufQuads, int(w.nseg), Traits::kConsumerThreads);
+    if (4 * round >= __popc(share.acc_groups) * detail::AccumShape<Accum>::kBlocks) {
+      detail::reduce_partials_smem(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
+                                   Traits::kConsumerThreads, share, reinterpret_cast<float4*>(smem.staging), round);
+      return true;
+    }
+  }
+  detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
                           Traits::kConsumerThreads, share);
   return true;
 }
