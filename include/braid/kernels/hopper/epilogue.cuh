@@ -392,79 +392,91 @@ __device__ __forceinline__ void reduce_partials(Accum& accum, const Coord& coord
   }
 }
 
-// The quads one round of reduce_partials_smem can hold per thread, for `segs` segments in a buffer of
-// buf_quads float4s shared by `threads` threads (0: the buffer cannot hold even one quad per peer).
-__host__ __device__ constexpr int smem_reduce_round_quads(int buf_quads, int segs, int threads) {
-  return segs < 2 ? 0 : buf_quads / ((segs - 1) * threads);
-}
-
-// reduce_partials through shared memory `buf` (buf_quads float4s, free for the caller's consumer
-// threads; only this thread's own copies are read back, so no barrier is needed between the copies
-// and the sums -- the caller's next barrier must come before anything else writes `buf`). The
-// thread's quads to reduce (live rows, the share's groups) go in rounds of round_quads, in order;
-// quad q of a round (its rank c among the round's quads) of the peer-th other segment sits at
-// (c (segs - 1) + peer) * threads + t. Bit masks (bit q: quad q), not unrolled index arithmetic:
-// per-quad ranks computed in the unrolled loops made the 128x128 kernel spill 3 KB.
+// reduce_partials through shared memory: `buf` holds `slots` float4s per consumer thread and is free
+// (only this thread's own copies are read back, so no barrier is needed between the copies and the
+// sums; the caller's next barrier must come before anything else writes `buf`). The thread's quads
+// to reduce (live rows, the share's groups; bit q of a mask: quad q) go in rounds; rank c of a round
+// (the quad's place among the round's) has `peers` slots, slot j at (c peers + j) threads + t.
+//   segs - 1 <= slots (the usual case): the other segments' quads all at once, one L2 round trip per
+//     round. The sum in segment order, ((p_0 + p_1) + ...) with this segment's own quad (registers)
+//     at its place: runtime loops add the others before it into the rank's first slot, an unrolled
+//     loop adds own (mine first: p_1 + p_0 == p_0 + p_1), runtime loops add the rest.
+//   more segments (stream-K tails; `own_stored`: the caller stored this segment's partials too):
+//     every segment's quads from the workspace, in batches -- the first fills all slots, later ones
+//     slots 1 .. with slot 0 the running sum.
+// Only the unrolled loops touch the accumulators: runtime loops over segments inside them spilled ~1
+// KB more, and a register-chunked fallback compiled into the same kernel cost the whole-tile
+// convolutions 7-15% (its spills: net-h100-20261123-8d8d0c7).
+__host__ __device__ constexpr bool smem_reduce_own_stored(int segs, int slots) { return segs - 1 > slots; }
 template <class Accum, class Coord>
 __device__ __forceinline__ void reduce_partials_smem(Accum& accum, const Coord& coord, const float4* tile_ws, int segs,
                                                      int mine, int t, int M, int m0, int slot_quads, int threads,
-                                                     const ColumnShare& share, float4* buf, int round_quads) {
+                                                     const ColumnShare& share, float4* buf, int slots) {
   using Shape = AccumShape<Accum>;
   constexpr int kQuads = Shape::kValues / 4;
   constexpr int kGroups = Shape::kGroups;
   static_assert(kQuads <= 32, "a thread's quads fit a 32-bit mask");
+  const bool batched = smem_reduce_own_stored(segs, slots);
+  const int peers = batched ? slots : segs - 1, per_round = slots / peers;
   uint32_t todo = 0;
 #pragma unroll
   for (int q = 0; q < kQuads; ++q)
     if (share.has_accum_group(q % kGroups) && quad_live(coord, q, M, m0)) todo |= 1u << q;
-  const uint32_t buf_base = static_cast<uint32_t>(__cvta_generic_to_shared(buf)) + uint32_t(t) * 16u;
-  const uint32_t peer_stride = uint32_t(threads) * 16u, rank_stride = uint32_t(segs - 1) * peer_stride;
+  float4* mine_buf = buf + t;
+  const uint32_t buf_base = static_cast<uint32_t>(__cvta_generic_to_shared(mine_buf));
+  const uint32_t slot_bytes = uint32_t(threads) * 16u, rank_bytes = uint32_t(peers) * slot_bytes;
+  const int rank_stride = peers * threads;
+  // Segment s's quads of the round into slot `slot` of their ranks.
+  auto copy = [&](uint32_t round, int s, int slot) {
+    const float4* src = tile_ws + size_t(s) * slot_quads + t;
+    const uint32_t dst = buf_base + uint32_t(slot) * slot_bytes;
+    for (uint32_t m = round; m != 0; m &= m - 1u) {
+      const int q = __ffs(m) - 1;
+      const uint32_t c = __popc(round & ((1u << q) - 1u));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + c * rank_bytes), "l"(src + q * threads)
+                   : "memory");
+    }
+  };
+  auto wait_copies = [] { asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory"); };
+  // slot 0 of every rank += slot j, for j in [j0, j1)
+  auto add_slots = [&](int n, int j0, int j1) {
+    for (int c = 0; c < n; ++c) {
+      float4* r = mine_buf + c * rank_stride;
+      for (int j = j0; j < j1; ++j) add_quad(r[0], r[j * threads]);
+    }
+  };
   while (todo != 0) {
-    uint32_t round = 0;  // the next round_quads quads still to do
-    for (int i = 0; i < round_quads && todo != 0; ++i) {
+    uint32_t round = 0;  // the next per_round quads still to do
+    for (int i = 0; i < per_round && todo != 0; ++i) {
       round |= todo & (0u - todo);
       todo &= todo - 1u;
     }
-    for (int s = 0, peer = 0; s < segs; ++s) {
-      if (s == mine) continue;
-      const float4* src = tile_ws + size_t(s) * slot_quads + t;
-      const uint32_t dst = buf_base + uint32_t(peer) * peer_stride;
+    const int n = __popc(round);
+    if (!batched) {
+      for (int s = 0; s < segs; ++s)
+        if (s != mine) copy(round, s, s < mine ? s : s - 1);
+      wait_copies();
+      const int own_after = mine > 0 ? mine : 1;  // own follows the others [0, own_after)
+      add_slots(n, 1, own_after);
 #pragma unroll
       for (int q = 0; q < kQuads; ++q)
-        if ((round >> q) & 1u) {
-          const uint32_t c = __popc(round & ((1u << q) - 1u));
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + c * rank_stride), "l"(src + q * threads)
-                       : "memory");
-        }
-      ++peer;
-    }
-    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
-    // The sum in segment order, ((p_0 + p_1) + ...) with this segment's own quad (registers) at its
-    // place: the segments before it summed in shared memory (runtime loops, no accumulator access)
-    // into the rank's first slot, then own added there, then the segments after it, again in shared
-    // memory; the first slot is the result. (Runtime
-    // loops over segments inside the unrolled per-quad loop spilled ~1 KB more.)
-    const int n = __popc(round);
-    float4* mine_buf = buf + t;  // rank c's slots: mine_buf[(c (segs - 1) + peer) * threads]
-    for (int c = 0; c < n; ++c) {
-      float4* r = mine_buf + c * (segs - 1) * threads;
-      for (int s = 1; s < mine; ++s) add_quad(r[0], r[s * threads]);
-    }
-#pragma unroll
-    for (int q = 0; q < kQuads; ++q)
-      if ((round >> q) & 1u) {
-        float4& r = mine_buf[__popc(round & ((1u << q) - 1u)) * (segs - 1) * threads];
-        // mine > 0: prefix + own. mine == 0: slot 0 holds segment 1, and p_1 + p_0 == p_0 + p_1.
-        add_quad(r, make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3)));
+        if ((round >> q) & 1u)
+          add_quad(mine_buf[__popc(round & ((1u << q) - 1u)) * rank_stride],
+                   make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3)));
+      add_slots(n, own_after, segs - 1);
+    } else {
+      for (int lo = 0; lo < segs;) {
+        const int first = lo == 0 ? 0 : 1, hi = min(segs, lo + peers - first);
+        for (int s = lo; s < hi; ++s) copy(round, s, first + s - lo);
+        wait_copies();
+        add_slots(n, 1, first + hi - lo);
+        lo = hi;
       }
-    for (int c = 0; c < n; ++c) {
-      float4* r = mine_buf + c * (segs - 1) * threads;
-      for (int s = mine > 0 ? mine + 1 : 2; s < segs; ++s) add_quad(r[0], r[(s - 1) * threads]);
     }
 #pragma unroll
     for (int q = 0; q < kQuads; ++q)
       if ((round >> q) & 1u) {
-        const float4 r = mine_buf[__popc(round & ((1u << q) - 1u)) * (segs - 1) * threads];
+        const float4 r = mine_buf[__popc(round & ((1u << q) - 1u)) * rank_stride];
         accum(4 * q) = r.x;
         accum(4 * q + 1) = r.y;
         accum(4 * q + 2) = r.z;

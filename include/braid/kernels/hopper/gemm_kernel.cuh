@@ -105,6 +105,10 @@ struct WarpSpecializedTraits {
     alignas(128) Element_ staging[kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
+  // Split-K partials reduced through the staging buffer: float4 slots per consumer thread.
+  static constexpr int kReduceSlotsPerThread = int(sizeof(SharedStorage::staging) / 16 / kConsumerThreads);
+  static_assert(!kStagedEpilogue || kReduceSlotsPerThread >= 2,
+                "the staging buffer holds at least two split-K slots per consumer thread");
   static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
@@ -292,9 +296,11 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
   const detail::ColumnShare own =
       scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
               : detail::ColumnShare::none();
+  // Reduced through shared memory in batches, a segment's own share comes from the workspace too.
+  const bool store_own = Traits::kStagedEpilogue && detail::smem_reduce_own_stored(int(w.nseg), Traits::kReduceSlotsPerThread);
   const float4* tile_ws = p.partials + size_t(w.slot) * kSlotQuads;
   detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotQuads, t, p.M, m0,
-                        Traits::kConsumerThreads, own);
+                        Traits::kConsumerThreads, store_own ? detail::ColumnShare::none() : own);
   ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
   if (t == 0) {
     uint64_t* counter = reinterpret_cast<uint64_t*>(p.arrivals + w.pos);
@@ -310,19 +316,15 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
   if (!smem.reduce_here) return false;
   share = scatter ? own : detail::ColumnShare::all(Traits::kTileN, tile_n_out);
   // The staged epilogue's buffer is free here (the barrier above is past the previous tile's
-  // copy-out; store_tile_staged's leading barrier comes before this tile's writes to it): the
-  // partials go through it when a round holds at least a quarter of a share's quads.
-  if constexpr (Traits::kStagedEpilogue) {
-    constexpr int kBufQuads = int(sizeof(smem.staging) / sizeof(float4));
-    const int round = detail::smem_reduce_round_quads(kBufQuads, int(w.nseg), Traits::kConsumerThreads);
-    if (4 * round >= __popc(share.acc_groups) * detail::AccumShape<Accum>::kBlocks) {
-      detail::reduce_partials_smem(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
-                                   Traits::kConsumerThreads, share, reinterpret_cast<float4*>(smem.staging), round);
-      return true;
-    }
-  }
-  detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
-                          Traits::kConsumerThreads, share);
+  // copy-out; store_tile_staged's leading barrier comes before this tile's writes to it), and holds
+  // the partials; the direct-store instantiations read them into registers.
+  if constexpr (Traits::kStagedEpilogue)
+    detail::reduce_partials_smem(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
+                                 Traits::kConsumerThreads, share, reinterpret_cast<float4*>(smem.staging),
+                                 Traits::kReduceSlotsPerThread);
+  else
+    detail::reduce_partials(accum, coord, tile_ws, int(w.nseg), int(w.seg), t, p.M, m0, kSlotQuads,
+                            Traits::kConsumerThreads, share);
   return true;
 }
 
