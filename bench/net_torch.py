@@ -55,6 +55,8 @@ SPLITS = ("", "-sk2", "-sk3", "-sk4", "-sk2-rs", "-sk3-rs", "-sk4-rs", "-streamk
 CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in SPLITS]
 # 128x64 tiles also with the staged epilogue (whole-sector stores for one pipeline stage; fp16 only)
 CONFIGS += [f"128x64-staged{d}" for d in SPLITS]
+# Split-K 2 with the partials exchanged in clusters of two CTAs (-dsm: staged epilogues only)
+CONFIGS += ["128x128-sk2-dsm", "128x64-staged-sk2-dsm"]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------
@@ -264,7 +266,7 @@ def pick_configs(lib, prog, P, x, scratch, log_prefix):
                     t = time_it(ch.run, scratch, 8, 2)
                     if best is None or t < best[0]:
                         best = (t, cfg)
-                    if "streamk" not in cfg and "-rs" not in cfg and (best_dp is None or t < best_dp[0]):
+                    if "streamk" not in cfg and "-rs" not in cfg and "-dsm" not in cfg and (best_dp is None or t < best_dp[0]):
                         best_dp = (t, cfg)
                     del ch
                 cache[key] = (best[1], best_dp[1])

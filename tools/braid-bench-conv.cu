@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
 
   // The per-layer configurations tried: every tile, split-K 1/2/3/4 (reduced by the last segment to
   // arrive, or by every segment a share: -rs), stream-K; 128x64 tiles also with the staged epilogue
-  // (EpilogueStore: whole-sector stores for one pipeline stage).
+  // (EpilogueStore: whole-sector stores for one pipeline stage); staged tiles also split 2 with the
+  // partials exchanged between the two CTAs of a cluster (-dsm).
   std::vector<GemmConfig> candidates;
   for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}})
     for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
@@ -148,6 +149,14 @@ int main(int argc, char** argv) {
       c.stream_k = true;
       c.store = store;
       candidates.push_back(c);
+      if (tm == 128 && (tn == 128 || store == hopper::EpilogueStore::Staged)) {  // staged: split 2 in clusters (-dsm)
+        GemmConfig d{tn, 2, 0};
+        d.tile_m = tm;
+        d.order = OrderKind::RowMajor;
+        d.store = store;
+        d.dsmem_reduce = true;
+        candidates.push_back(d);
+      }
     }
 
   if (!user_candidates.empty()) candidates = user_candidates;  // --configs: the user's instead
@@ -214,7 +223,7 @@ int main(int argc, char** argv) {
       // 2. chain variants with the chosen configurations
       std::vector<ConvChainVariant> variants;
       // Reduce-scatter split-K waits for a tile's other segments: static dispatch, PDL or stream order.
-      const bool rs = c1.reduce_scatter || c2.reduce_scatter;
+      const bool rs = c1.segments_wait_for_peers() || c2.segments_wait_for_peers();
       {
         ConvChainVariant v;
         v.ordering = Ordering::StreamOrder;

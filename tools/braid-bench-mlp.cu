@@ -381,6 +381,11 @@ int main(int argc, char** argv) {
                     try_config(c);
                     c.reduce_scatter = true;  // every segment reduces a share of its tile
                     if (sk > 1) try_config(c);
+                    if (sk == 2 && c.staged()) {  // the same, the partials exchanged in clusters of two CTAs
+                      c.reduce_scatter = false;
+                      c.dsmem_reduce = true;
+                      try_config(c);
+                    }
                   }
                   GemmConfig streamk{tn, 1, 0, ord};  // whole waves data-parallel, the tail wave shared by all SMs
                   streamk.stream_k = true;
@@ -425,7 +430,7 @@ int main(int argc, char** argv) {
         add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, b2);
         add_variant(Sy::RowSync, Ordering::PDL, false, true, b1, b2);
         // (reduce-scatter split-K needs every segment of a tile running: not under the wait kernel)
-        if (!b1.hopper.reduce_scatter && !b2.hopper.reduce_scatter)
+        if (!b1.hopper.segments_wait_for_peers() && !b2.hopper.segments_wait_for_peers())
           add_variant(Sy::TileSync, Ordering::WaitKernel, false, true, b1, b2);
         add_variant(Sy::TileSync, Ordering::PDL, false, false, b1, b2);
         if (c2.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, c2[1].second);

@@ -4,6 +4,7 @@
 #   BRAID_COMMIT=<hash> bash bench/device/conv-epilogue-ab.sh
 #   (.carry/bin: braid-bench-conv (new), braid-bench-conv-prev (the build to compare with), and braid_gpu_tests
 #   if it fits the carry limit -- the tests run when it is there)
+#   TESTS_GATE=1: stop after the GPU tests when any fails.
 #   EPI_BINS / EPI_CASES / EPI_CONFIGS override what the traces compare (e.g. two configurations of one
 #   build: EPI_BINS=.carry/bin/braid-bench-conv EPI_CONFIGS="128x128-sk3-rowmajor 128x128-sk3-rs-rowmajor")
 set -uo pipefail
@@ -13,6 +14,10 @@ gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader)
 if [ -x $B/braid_gpu_tests ]; then  # not carried when the three binaries would pass the carry limit
   { echo "# braid_gpu_tests on $gpu_name (device tool), $(date +%F), commit $BRAID_COMMIT; command: braid_gpu_tests"; timeout 120 $B/braid_gpu_tests; } > $R/gpu-tests.log 2>&1
   tail -3 $R/gpu-tests.log
+  # TESTS_GATE=1: a failing test stops the call here (its log comes back; no time spent timing broken code)
+  if [ -n "${TESTS_GATE:-}" ] && { grep -q "^\[  FAILED  \]" $R/gpu-tests.log || ! grep -q "^\[  PASSED  \]" $R/gpu-tests.log; }; then
+    grep -E "FAILED|Failure|error" $R/gpu-tests.log | head -40; cp $R/gpu-tests.log $OUT/; exit 1
+  fi
 fi
 { echo "# bench/device/conv-epilogue.sh on $gpu_name (device tool), $(date +%F), commit $BRAID_COMMIT (braid-bench-conv-prev: ${PREV:-previous build})"
   BINS=${EPI_BINS:-"$B/braid-bench-conv-prev $B/braid-bench-conv"} CASES=${EPI_CASES:-"512x7:24 256x14:24 64x56:32"} \

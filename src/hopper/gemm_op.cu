@@ -64,6 +64,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
   if (c.reduce_scatter && c.ctas > 0 && c.ctas < c.splits)  // (more are rounded down to a multiple of splits)
     return "reduce-scatter runs a tile's " + std::to_string(c.splits) + " segments at the same time: it needs at least " +
            std::to_string(c.splits) + " CTAs (got -c" + std::to_string(c.ctas) + ")";
+  if (c.dsmem_reduce && (c.splits != 2 || c.stream_k))
+    return "-dsm exchanges a split tile's partials between the two CTAs of a cluster: it needs split-K 2 (-sk2), got " +
+           c.name();
+  if (c.dsmem_reduce && !c.staged())
+    return "-dsm receives the peer's partials in the staging buffer: it needs the staged epilogue (" + c.name() + ")";
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   return "";
 }
@@ -82,10 +87,20 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const Decomposition kind =
       c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
-  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(c.ctas > 0 ? c.ctas : sms),
-                                          uint32_t(c.splits), 4, c.reduce_scatter);
+  int resident = sms;  // persistent CTAs that fit at once
+  if (c.dsmem_reduce) {
+    const int clusters = w->kernel->max_active_clusters(c.splits);
+    if (clusters < 1)
+      throw std::invalid_argument(std::string(what) + ": " + c.name() + ": this kernel cannot run as clusters of " +
+                                  std::to_string(c.splits) + " CTAs (no cluster exchange in its epilogue, or none fits)");
+    resident = std::min(sms, clusters * c.splits);
+  }
+  const int requested = c.ctas > 0 ? (c.dsmem_reduce ? std::min(c.ctas, resident) : c.ctas) : resident;
+  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(requested), uint32_t(c.splits), 4,
+                                          c.reduce_scatter, c.dsmem_reduce);
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
-  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter);
+  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
+                             c.dsmem_reduce);
   if (!sched.segments_co_scheduled())
     throw std::invalid_argument(std::string(what) + ": " + c.name() + ": reduce-scatter needs a tile's " +
                                 std::to_string(c.splits) + " segments in one round of units: " +
@@ -98,8 +113,9 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
     WorkUnit u;
     for (auto cur = sched.begin(b); sched.next(cur, u);) ++w->units;
   }
-  if (const uint64_t slots = sched.workspace_slots(); slots > 0) {
+  if (const uint64_t slots = sched.workspace_slots(); slots > 0)
     BRAID_CUDA_CHECK(cudaMalloc(&w->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
+  if (sched.max_segs > 1) {  // arrivals: split tiles' reductions, and (reduce-scatter) their completion
     BRAID_CUDA_CHECK(cudaMalloc(&w->arrivals, tiles * sizeof(unsigned long long)));
     BRAID_CUDA_CHECK(cudaMemset(w->arrivals, 0, tiles * sizeof(unsigned long long)));
   }

@@ -177,12 +177,17 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
     c.reduce_scatter = true;
     return c;
   };
+  auto dsm = [](GemmConfig c) {
+    c.dsmem_reduce = true;
+    return c;
+  };
   return {
       {cfg(128, 64, 1, false, 0), cfg(128, 64, 1, false, 0)},
       {cfg(128, 128, 1, false, 6), cfg(64, 64, 2, false, 0)},   // few producer CTAs, split-K consumer
       {cfg(64, 128, 1, true, 0), cfg(128, 64, 1, true, 9)},     // stream-K both
       {staged(cfg(128, 64, 1, false, 0)), staged(cfg(128, 64, 2, false, 0))},  // staged epilogues
       {reduce_scatter(cfg(128, 128, 3, false, 0)), reduce_scatter(cfg(64, 64, 2, false, 5))},  // 5 CTAs -> 4
+      {dsm(cfg(128, 128, 2, false, 0)), dsm(staged(cfg(128, 64, 2, false, 6)))},  // split 2 in clusters
   };
 }
 
@@ -226,7 +231,7 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
         EXPECT_THROW(ConvChain(p, v), PlanError);
         continue;
       }
-      if ((v.dynamic || v.ordering == Ordering::WaitKernel) && (g1.reduce_scatter || g2.reduce_scatter)) {
+      if ((v.dynamic || v.ordering == Ordering::WaitKernel) && (g1.segments_wait_for_peers() || g2.segments_wait_for_peers())) {
         EXPECT_THROW(ConvChain(p, v), PlanError);  // reduce-scatter segments wait for each other
         continue;
       }

@@ -263,6 +263,61 @@ TEST_F(HopperTest, ReduceScatterSplitKIsBitIdenticalToLastArrival) {
   EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::GeLU}, few), "");
 }
 
+// Split-K 2 through distributed shared memory (GemmConfig::dsmem_reduce: a tile's two segments are
+// the two CTAs of a cluster and hand each other their partials): the bits of the last-arrival
+// reduction, for the staged 128x128 kernel, None / GeLU / SwiGLU, a row count that is no multiple of
+// the tile, one CTA per SM and few CTAs (several rounds of clusters), repeated runs with D poisoned.
+// Configurations it cannot run are refused with a reason.
+TEST_F(HopperTest, ClusterExchangeSplitKIsBitIdenticalToLastArrival) {
+  std::mt19937 rng(29);
+  const int M = 200, N = 512, K = 1536;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  A.random(rng, 1.0f, DType::F16);
+  B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  int checked = 0;
+  for (int ctas : {0, 6, 3})
+    for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
+      GemmConfig last{128, 2, ctas};
+      GemmConfig dsm = last;
+      dsm.dsmem_reduce = true;
+      SCOPED_TRACE(dsm.name() + " " + activation_name(act));
+      const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+      GemmOp g_last, g_dsm;
+      ASSERT_EQ(g_last.prepare(args, last), "");
+      ASSERT_EQ(g_dsm.prepare(args, dsm), "");
+      EXPECT_EQ(g_dsm.ctas() % 2, 0) << "CTAs not in whole clusters";
+      EXPECT_EQ(g_dsm.schedule().cluster, 2u);
+      EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
+      D.poison();
+      g_last.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      D.download();
+      const std::vector<uint16_t> want = D.h;
+      const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+      for (int rep = 0; rep < 3; ++rep) {
+        D.poison();
+        g_dsm.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        D.download();
+        ASSERT_EQ(std::memcmp(want.data(), D.h.data(), n * 2), 0) << "run " << rep;
+      }
+      ++checked;
+    }
+  EXPECT_EQ(checked, 9);
+  GemmOp g;
+  const GemmArgs gelu{DType::F16, A.d, B.d, D.d, M, N, K, Activation::GeLU};
+  GemmConfig three{128, 3, 0};  // the staging buffer holds one peer's share: two segments only
+  three.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, three), "");
+  GemmConfig direct{128, 2, 0};  // no staging buffer to receive into
+  direct.store = EpilogueStore::Direct;
+  direct.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, direct), "");
+  GemmConfig wide{256, 2, 0};  // 128x256 stores directly
+  wide.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, wide), "");
+}
+
 namespace {
 
 struct MlpBuffers {

@@ -26,6 +26,9 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig rs{128, 3, 0, OrderKind::RowMajor};  // reduce-scatter split-K
   rs.reduce_scatter = true;
   configs.push_back(rs);
+  GemmConfig dsm{128, 2, 0, OrderKind::RowMajor};  // split 2 exchanged in clusters
+  dsm.dsmem_reduce = true;
+  configs.push_back(dsm);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -35,6 +38,8 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.order, c.order) << c.name();
     EXPECT_EQ(back.stream_k, c.stream_k) << c.name();
     EXPECT_EQ(back.reduce_scatter, c.reduce_scatter) << c.name();
+    EXPECT_EQ(back.dsmem_reduce, c.dsmem_reduce) << c.name();
+    EXPECT_EQ(back.segments_wait_for_peers(), c.reduce_scatter || c.dsmem_reduce) << c.name();
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.name(), c.name());

@@ -69,7 +69,7 @@ std::vector<uint64_t> check_invariants(const WorkSchedule& s) {
       EXPECT_EQ(units[i].slot, units[0].slot);
       if (i > 0) EXPECT_EQ(units[i].k_begin, units[i - 1].k_end) << "segments in k order";
     }
-    if (n > 1) {
+    if (n > 1 && s.cluster == 1) {  // (clusters exchange partials without a workspace)
       EXPECT_LE(uint64_t(units[0].slot) + n, s.workspace_slots()) << "tile " << pos;
       slot_ranges.push_back({units[0].slot, uint64_t(units[0].slot) + n});
     }
@@ -132,6 +132,41 @@ TEST(WorkSchedule, ReduceScatterKeepsATilesSegmentsInOneRound) {
   EXPECT_EQ(plain.reduce_scatter, 0u);
   EXPECT_EQ(plain.ctas, 7u);  // the last-arrival reduction keeps every CTA
   EXPECT_EQ(WorkSchedule::make(Decomposition::StreamK, 10, 72, 7, 1, 4, true).reduce_scatter, 0u);
+}
+
+// Split-K in clusters (GemmConfig::dsmem_reduce): the launch is in clusters of `splits` CTAs, so G is
+// always a multiple of the splits (at least one cluster), CTA b always holds segment b % splits (its
+// rank in the cluster), and in every round a cluster's CTAs hold the segments of one tile. No
+// workspace: the partials go from CTA to CTA.
+TEST(WorkSchedule, ClusterExchangeKeepsATilesSegmentsInOneCluster) {
+  for (uint32_t ctas : {1u, 2u, 7u, 131u, 132u, 1000u})
+    for (uint32_t tiles : {1u, 10u, 52u, 77u}) {
+      const WorkSchedule s0 = WorkSchedule::make(Decomposition::SplitK, tiles, 72, ctas, 2, 4, false, true);
+      // what the host launches: the busy CTAs, rebuilt
+      const WorkSchedule s = WorkSchedule::make(Decomposition::SplitK, tiles, 72, s0.busy_ctas(), 2, 4, false, true);
+      SCOPED_TRACE(describe(s));
+      EXPECT_EQ(s.cluster, 2u);
+      EXPECT_EQ(s.reduce_scatter, 1u);
+      EXPECT_EQ(s.workspace_slots(), 0u);
+      EXPECT_EQ(s.ctas % 2, 0u);
+      EXPECT_EQ(s.busy_ctas(), s.ctas);
+      EXPECT_LE(s.ctas, std::max(ctas, 2u));
+      EXPECT_TRUE(s.segments_co_scheduled());
+      check_invariants(s);
+      const Walk w = walk(s);
+      for (uint32_t b = 0; b < s.ctas; ++b) {
+        ASSERT_FALSE(w.per_cta[b].empty()) << "CTA " << b << " idles in a launched cluster";
+        for (size_t r = 0; r < w.per_cta[b].size(); ++r) {
+          EXPECT_EQ(w.per_cta[b][r].seg, b % 2) << "CTA " << b << " round " << r;
+          if (b % 2 == 1) {
+            ASSERT_EQ(w.per_cta[b - 1].size(), w.per_cta[b].size()) << "CTA " << b;
+            EXPECT_EQ(w.per_cta[b - 1][r].pos, w.per_cta[b][r].pos) << "CTA " << b << " round " << r;
+          }
+        }
+      }
+    }
+  // Without the flag nothing changes.
+  EXPECT_EQ(WorkSchedule::make(Decomposition::SplitK, 10, 72, 7, 2, 4, true).cluster, 1u);
 }
 
 TEST(WorkSchedule, StreamKFillsEverySmWhenTilesAreFewerThanSms) {

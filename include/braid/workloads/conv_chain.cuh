@@ -116,7 +116,7 @@ class ConvChain {
                     "ConvChain layer " + std::to_string(i) + ": dynamic dispatch needs a data-parallel or split-K config");
       // A reduce-scatter tile's segments wait for each other: they must all be running, which static
       // dispatch under PDL or stream order guarantees (a wait kernel lets the next stage start early).
-      BRAID_REQUIRE(!p.layers[i].cfg.reduce_scatter || (!v.dynamic && v.ordering != Ordering::WaitKernel),
+      BRAID_REQUIRE(!p.layers[i].cfg.segments_wait_for_peers() || (!v.dynamic && v.ordering != Ordering::WaitKernel),
                     "ConvChain layer " + std::to_string(i) + ": reduce-scatter split-K (" + p.layers[i].cfg.name() +
                         ") needs static dispatch and PDL or stream ordering (variant " + v.name() + ")");
     }

@@ -66,7 +66,7 @@ class Mlp {
     // A reduce-scatter tile's segments wait for each other: they must all be running, which PDL or
     // stream order guarantees (a wait kernel lets the next stage start early).
     for (const GemmChoice* g : {&v.g1, &v.g2})
-      BRAID_REQUIRE(g->is_skinny || !g->hopper.reduce_scatter || v.ordering != Ordering::WaitKernel,
+      BRAID_REQUIRE(g->is_skinny || !g->hopper.segments_wait_for_peers() || v.ordering != Ordering::WaitKernel,
                     "Mlp: reduce-scatter split-K (" + g->name() + ") needs PDL or stream ordering (variant " +
                         v.name() + ")");
     const GroupPolicy pol = v.sync == MlpVariant::Sync::RowSync ? RowSync() : TileSync();

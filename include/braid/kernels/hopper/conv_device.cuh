@@ -44,6 +44,7 @@ class ConvKernel final : public ConvKernelBase {
   }
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
+  int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
 
  private:
   typename Traits::Params params_{};

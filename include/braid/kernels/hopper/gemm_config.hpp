@@ -60,12 +60,20 @@ struct GemmConfig {
   // the last to arrive doing the whole tile (gemm_kernel.cuh, reduce_split_tile). Same outputs, bit
   // for bit. Needs static dispatch (a chain's dynamic order is refused).
   bool reduce_scatter = false;
+  // Split-K 2 with the staged epilogue only: reduce-scatter where the two segments of a tile run as a
+  // cluster of two CTAs and hand each other their partial sums through distributed shared memory
+  // (into the peer's staging buffer) instead of through L2 (gemm_kernel.cuh, cluster_exchange.cuh).
+  // Same outputs, bit for bit. Implies reduce_scatter's restrictions (static dispatch).
+  bool dsmem_reduce = false;
+  // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
+  // PDL or stream order only.
+  bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
   bool staged() const { return stages_epilogue(tile_m, tile_n, store); }
   bool default_store() const { return staged() == stages_epilogue_by_default(tile_m, tile_n); }
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            (default_store() ? "" : staged() ? "-staged" : "-direct") + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
-           (reduce_scatter ? "-rs" : "") + (stream_k ? "-streamk" : "") +
+           (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
@@ -104,6 +112,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 8, "rowmajor") == 0) {
       c.order = OrderKind::RowMajor;
       p += 8;
+    } else if (text.compare(p, 3, "dsm") == 0) {
+      c.dsmem_reduce = true;
+      p += 3;
     } else if (text.compare(p, 2, "rs") == 0) {
       c.reduce_scatter = true;
       p += 2;
@@ -114,7 +125,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -dsm -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

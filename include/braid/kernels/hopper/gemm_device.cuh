@@ -30,15 +30,42 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   cfg.blockDim = dim3(Traits::kThreads);
   cfg.dynamicSmemBytes = Traits::kSmemBytes;
   cfg.stream = s;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
+  unsigned n = 0;
   if (pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n++].val.programmaticStreamSerializationAllowed = 1;
   }
+  if (params.sched.cluster > 1) {  // split-K through distributed shared memory: a tile's segments, one cluster
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n++].val.clusterDim = {params.sched.cluster, 1, 1};
+  }
+  cfg.attrs = attr;
+  cfg.numAttrs = n;
   const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits>, params);
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch: " + cudaGetErrorString(e));
+}
+
+// Clusters of `size` CTAs of the kernel of `Traits` that fit on the GPU at once (0 when none: the
+// kernel cannot exchange partials through distributed shared memory).
+template <class Traits>
+int max_active_clusters(int size) {
+  if (!Traits::kClusterExchange || size != 2) return 0;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(size));
+  cfg.blockDim = dim3(Traits::kThreads);
+  cfg.dynamicSmemBytes = Traits::kSmemBytes;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim = {unsigned(size), 1, 1};
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, hopper_gemm_kernel<Traits>, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
 }
 
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
@@ -76,6 +103,7 @@ class GemmKernel final : public GemmKernelBase {
   }
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
+  int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
 
  private:
   typename Traits::Params params_{};

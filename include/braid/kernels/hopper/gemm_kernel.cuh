@@ -24,7 +24,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "braid/core/stage.cuh"
+#include "braid/kernels/hopper/cluster_exchange.cuh"
 #include "braid/kernels/hopper/epilogue.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "braid/kernels/hopper/tile_scheduler.cuh"
@@ -102,6 +105,7 @@ struct WarpSpecializedTraits {
     PostSlot post[2];      // finished tiles from the consumers to the poster warp
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
+    ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
     alignas(128) Element_ staging[kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
@@ -109,7 +113,10 @@ struct WarpSpecializedTraits {
   static constexpr int kReduceSlotsPerThread = int(sizeof(SharedStorage::staging) / 16 / kConsumerThreads);
   static_assert(!kStagedEpilogue || kReduceSlotsPerThread >= 2,
                 "the staging buffer holds at least two split-K slots per consumer thread");
-  static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + 16 <= kExtraSmem, "carve out more shared memory");
+  static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + sizeof(ClusterExchangeBarriers) + 16 <= kExtraSmem, "carve out more shared memory");
+  // The cluster exchange (two segments) puts a share of the peer's quads -- half a tile of fp32 -- into
+  // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
+  static constexpr bool kClusterExchange = kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
 
@@ -287,15 +294,29 @@ static __device__ __noinline__ void wait_for_segments(const StageParams& sp, con
 //     (WorkSchedule::make; the host refuses dynamic dispatch). The sums are the same, in the same
 //     order, as the last-arrival reduction's: bit-identical outputs.
 // `share` <- the output columns this unit stores.
+//   cluster exchange (WorkSchedule::cluster == 2, GemmConfig::dsmem_reduce): reduce-scatter with the
+//     two segments a cluster's two CTAs, the partials handed over through distributed shared memory
+//     into the staging buffer (cluster_exchange.cuh); nothing goes to the workspace. `xphase` counts
+//     the exchanges (its parity is the mbarriers' phase).
 template <class Traits, class Accum, class Coord>
 __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params& p, const StageParams& sp,
                                                   typename Traits::SharedStorage& smem, const ScheduledUnit& w,
                                                   Accum& accum, const Coord& coord, int t, int m0, int tile_n_out,
-                                                  bool scatter, detail::ColumnShare& share) {
+                                                  bool scatter, detail::ColumnShare& share, uint32_t& xphase) {
   constexpr int kSlotQuads = Traits::kTileM * Traits::kTileN / 4;
   const detail::ColumnShare own =
       scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
               : detail::ColumnShare::none();
+  if constexpr (Traits::kClusterExchange) {
+    if (p.sched.cluster > 1) {
+      ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the staging buffer is free
+      exchange_partials_cluster(accum, int(w.seg), t, Traits::kConsumerThreads, Traits::kTileN, tile_n_out,
+                                reinterpret_cast<float4*>(smem.staging), smem.xbar, xphase & 1u, sp, w);
+      ++xphase;
+      share = own;
+      return true;
+    }
+  }
   // Reduced through shared memory in batches, a segment's own share comes from the workspace too.
   const bool store_own = Traits::kStagedEpilogue && detail::smem_reduce_own_stored(int(w.nseg), Traits::kReduceSlotsPerThread);
   const float4* tile_ws = p.partials + size_t(w.slot) * kSlotQuads;
@@ -328,6 +349,24 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
   return true;
 }
 
+// CUTLASS's PipelineTmaAsync built for a 1x1x1 cluster (no multicast: every CTA loads its own tiles)
+// sends every consumer release to CTA 0 of the cluster (its private dst_blockid_ is 0, and the
+// release is a cluster-addressed arrival). Launched as a real cluster (the split-K exchange), CTA 1
+// would then release CTA 0's stages. The pipeline is standard-layout with dst_blockid_ its first
+// member (CUTLASS 4.2, pinned by scripts/setup.sh; PipelineLayout mirrors it, checked below), so the
+// pipeline's address is that member's: point it at this CTA's own rank.
+template <class Pipeline>
+__device__ __forceinline__ void release_stages_locally(Pipeline& pipeline) {
+  struct PipelineLayout {
+    uint32_t dst_blockid, is_signaling_thread;
+    void *full, *empty;
+    typename Pipeline::Params params;
+  };
+  static_assert(std::is_standard_layout_v<Pipeline> && sizeof(Pipeline) == sizeof(PipelineLayout),
+                "CUTLASS's PipelineTmaAsync changed layout: revisit release_stages_locally");
+  *reinterpret_cast<uint32_t*>(&pipeline) = cluster::rank();
+}
+
 template <class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -348,9 +387,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   const int warp_in_group = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
 
+  // Launched as clusters (split-K through distributed shared memory: WorkSchedule::cluster).
+  const bool clustered = p.sched.cluster > 1;
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
+    if (clustered) {
+      cluster::mbarrier_init(&smem.xbar.full, 1);
+      cluster::mbarrier_init(&smem.xbar.ready, 1);
+      cluster::fence_mbarrier_init();
+    }
   }
 
   typename Pipeline::Params pp;
@@ -360,8 +406,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   pp.num_consumers = Traits::kConsumerThreads;
   pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
   Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
+  if (clustered) release_stages_locally(pipeline);
 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
+  if (clustered) cluster::sync();  // the peer's exchange barriers are initialized before any remote arrival
   const bool sync = sp.has(kSync);
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
@@ -412,6 +460,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
+    uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring);) {
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
@@ -430,7 +479,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       detail::ColumnShare share = detail::ColumnShare::all(kTileN, tile_n_out);
       const bool scatter = w.nseg > 1 && p.sched.reduce_scatter;
       if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
-        if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share)) continue;
+        if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase))
+          continue;
       }
       // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
       // spill (ptxas: 132 bytes of spill loads; 72 with the staged path alone), and calling the other
@@ -484,6 +534,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + (slot ^ 1u), 64);
     }
   }
+  if (clustered) cluster::sync();  // no CTA leaves while its peer may still address its shared memory
   end_block(sp, smem.bs);
 #endif
 }

@@ -36,6 +36,9 @@ class KernelBase {
   virtual ~KernelBase() = default;
   virtual void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) = 0;
   virtual size_t smem_bytes() const = 0;
+  // Clusters of `size` CTAs that fit on the GPU at once; 0 when this kernel cannot exchange split-K
+  // partials in clusters of that size (GemmConfig::dsmem_reduce).
+  virtual int max_active_clusters(int size) const = 0;
 };
 
 class GemmKernelBase : public KernelBase {

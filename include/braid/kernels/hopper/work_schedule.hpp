@@ -11,6 +11,10 @@
 //                 and stores a share of the tile's columns (gemm_kernel.cuh, reduce_split_tile) and
 //                 waits for the tile's other segments: G is then a multiple of splits (or every unit
 //                 has a CTA), so that a tile's segments are always in one round of units.
+//                 With cluster > 1 (GemmConfig::dsmem_reduce) the CTAs launch in clusters of
+//                 `cluster` = splits and G is always a multiple of it: CTA b's units are then always
+//                 segment b % splits, and a cluster's CTAs hold one tile's segments in every round,
+//                 exchanging partials through distributed shared memory instead of the workspace.
 //   StreamK       the whole waves of tiles are data-parallel (round-robin as above); the tiles of the
 //                 last, partial wave share their iterations evenly among the CTAs: CTA b takes the
 //                 contiguous iterations [b*I/G', (b+1)*I/G') of the tail (I = tail tiles x k_tiles),
@@ -45,6 +49,7 @@ struct WorkSchedule {
   uint32_t sk_ctas = 0;    // StreamK: CTAs [0, sk_ctas) share the tail (G' <= G)
   uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
   uint32_t reduce_scatter = 0;  // SplitK: segments reduce shares of their tile (co-scheduled segments)
+  uint32_t cluster = 1;         // SplitK + reduce_scatter: CTAs per cluster (a tile's segments), or 1
 
   struct Cursor {
     uint32_t u = 0;  // next data-parallel / split-K unit index
@@ -56,9 +61,10 @@ struct WorkSchedule {
   // min_sk_iters: the stream-K tail is spread over at most (tail iterations / min_sk_iters) CTAs, so
   // that no segment is so short that its fixup costs more than it saves.
   // reduce_scatter: only with SplitK (ignored otherwise); G is rounded down to a multiple of splits
-  // when the units outnumber the CTAs.
+  // when the units outnumber the CTAs. cluster_exchange: reduce-scatter among the CTAs of a cluster
+  // of `splits` (implies reduce_scatter; G always a multiple of splits, at least one cluster).
   static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
-                           uint32_t min_sk_iters = 4, bool reduce_scatter = false) {
+                           uint32_t min_sk_iters = 4, bool reduce_scatter = false, bool cluster_exchange = false) {
     WorkSchedule s;
     s.kind = kind;
     s.tiles = tiles;
@@ -67,8 +73,13 @@ struct WorkSchedule {
     if (kind == Decomposition::SplitK) {
       s.splits = splits < 1 ? 1 : splits;
       s.max_segs = s.splits;
-      s.reduce_scatter = reduce_scatter && s.splits > 1 ? 1u : 0u;
-      if (s.reduce_scatter && uint64_t(tiles) * s.splits > s.ctas && s.ctas >= s.splits) s.ctas -= s.ctas % s.splits;
+      s.reduce_scatter = (reduce_scatter || cluster_exchange) && s.splits > 1 ? 1u : 0u;
+      if (cluster_exchange && s.splits > 1) {
+        s.cluster = s.splits;
+        s.ctas = s.ctas < s.splits ? s.splits : s.ctas - s.ctas % s.splits;
+      } else if (s.reduce_scatter && uint64_t(tiles) * s.splits > s.ctas && s.ctas >= s.splits) {
+        s.ctas -= s.ctas % s.splits;
+      }
     } else if (kind == Decomposition::StreamK) {
       const uint32_t rem = tiles % s.ctas;
       s.dp_tiles = tiles - rem;
@@ -108,9 +119,10 @@ struct WorkSchedule {
     const uint64_t first = uint64_t(t) * k_tiles;
     return tail_owner(first + k_tiles - 1) - tail_owner(first) + 1;
   }
-  // Workspace slots (each holds one tile's fp32 partial sums).
+  // Workspace slots (each holds one tile's fp32 partial sums); none when the partials go through
+  // distributed shared memory.
   BRAID_HD uint64_t workspace_slots() const {
-    if (kind == Decomposition::SplitK) return splits > 1 ? uint64_t(tiles) * splits : 0;
+    if (kind == Decomposition::SplitK) return splits > 1 && cluster == 1 ? uint64_t(tiles) * splits : 0;
     if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs : 0;
     return 0;
   }
