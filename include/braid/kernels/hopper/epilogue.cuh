@@ -223,36 +223,26 @@ __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coor
   }
 }
 
-// for_each_output_pair_as for the activation `act`. Only the activations the kernel can be asked for
-// are compiled: convolutions (kBias) ReLU or none (ConvOp::can_implement), GEMMs none, GeLU or SwiGLU
-// (GemmOp::can_implement). Each activation's loop is a fully unrolled copy of the epilogue: compiling
-// all four into every kernel made the kernels 214-315 KB of SASS, code that a kernel following a
-// different one fetches cold (pairs of two different instantiations ran 9-20 us slower than pairs of
-// either, bench/results/conv-pair-h100-20261123-122d7ea.log).
+// for_each_output_pair_as for the activation `act`.
 template <bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum, class Coord,
           class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
                                                      int n_out, int m0, int n0_out, const ColumnShare& share,
                                                      const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
-  if constexpr (kBias) {
-    if (act == Activation::ReLU)
-      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out,
-                                                                                   share, bias, residual, emit);
-    return for_each_output_pair_as<Activation::None, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out,
-                                                                                 share, bias, residual, emit);
-  } else {
-    switch (act) {
-      case Activation::SwiGLU:
-        return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out,
-                                                                                     share, bias, residual, emit);
-      case Activation::GeLU:
-        return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out,
-                                                                                   share, bias, residual, emit);
-      default:
-        return for_each_output_pair_as<Activation::None, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out,
-                                                                                   share, bias, residual, emit);
-    }
+  switch (act) {
+    case Activation::SwiGLU:
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                           residual, emit);
+    case Activation::GeLU:
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
+    case Activation::ReLU:
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
+    default:
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
   }
 }
 
