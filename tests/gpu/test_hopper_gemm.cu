@@ -69,6 +69,23 @@ struct GemmCase {
   EpilogueStore store = EpilogueStore::Default;
 };
 
+// `reps` runs of `test`, D poisoned before each, give the first n elements of D that one run of `ref`
+// gives (the same bits every time: every output written, nothing racing).
+void expect_same_bits(const GemmOp& ref, const GemmOp& test, Buf& D, size_t n, int reps) {
+  D.poison();
+  ref.run(nullptr);
+  BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+  D.download();
+  const std::vector<uint16_t> want = D.h;
+  for (int rep = 0; rep < reps; ++rep) {
+    D.poison();
+    test.run(nullptr);
+    BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+    D.download();
+    ASSERT_EQ(std::memcmp(want.data(), D.h.data(), n * 2), 0) << "run " << rep;
+  }
+}
+
 }  // namespace
 
 TEST_F(HopperTest, GemmMatchesReference) {
@@ -237,19 +254,9 @@ TEST_F(HopperTest, ReduceScatterSplitKIsBitIdenticalToLastArrival) {
         ASSERT_EQ(g_last.prepare(args, last), "");
         ASSERT_EQ(g_rs.prepare(args, rs), "");
         if (ctas > 0) EXPECT_EQ(g_rs.ctas() % splits, 0) << "CTAs not rounded to whole rounds of segments";
-        D.poison();
-        g_last.run(nullptr);
-        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-        D.download();
-        const std::vector<uint16_t> want = D.h;
         const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
-        for (int rep = 0; rep < 2; ++rep) {
-          D.poison();
-          g_rs.run(nullptr);
-          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-          D.download();
-          ASSERT_EQ(std::memcmp(want.data(), D.h.data(), n * 2), 0) << "run " << rep;
-        }
+        expect_same_bits(g_last, g_rs, D, n, 2);
+        if (HasFatalFailure()) return;
         ++checked;
       }
   EXPECT_EQ(checked, 30);
@@ -288,19 +295,9 @@ TEST_F(HopperTest, ClusterExchangeSplitKIsBitIdenticalToLastArrival) {
       EXPECT_EQ(g_dsm.ctas() % 2, 0) << "CTAs not in whole clusters";
       EXPECT_EQ(g_dsm.schedule().cluster, 2u);
       EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
-      D.poison();
-      g_last.run(nullptr);
-      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-      D.download();
-      const std::vector<uint16_t> want = D.h;
       const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
-      for (int rep = 0; rep < 3; ++rep) {
-        D.poison();
-        g_dsm.run(nullptr);
-        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-        D.download();
-        ASSERT_EQ(std::memcmp(want.data(), D.h.data(), n * 2), 0) << "run " << rep;
-      }
+      expect_same_bits(g_last, g_dsm, D, n, 3);
+      if (HasFatalFailure()) return;
       ++checked;
     }
   EXPECT_EQ(checked, 9);

@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include "braid/core/stage.cuh"
+#include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/epilogue.cuh"
 #include "braid/kernels/hopper/tile_scheduler.cuh"
 
@@ -62,16 +63,7 @@ __device__ __forceinline__ uint32_t map(uint32_t local, uint32_t cta) {
 __device__ __forceinline__ void sync() {
   asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
-__device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-// Makes mbarrier_init visible to the cluster (remote arrivals, complete_tx).
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ __forceinline__ void arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
+// (mbarrier init, its cluster-scope fence and arrive.expect_tx: tma::init / fence_init / arrive_expect_tx.)
 __device__ __forceinline__ void arrive_remote(uint32_t cluster_bar) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
 }
@@ -141,7 +133,7 @@ __device__ __forceinline__ void exchange_partials_cluster(Accum& accum, int mine
   const uint32_t own = share_quads<Accum>(detail::ColumnShare::of_segment(mine, 2, tile_cols, tile_cols_out));
   const uint32_t theirs = share_quads<Accum>(detail::ColumnShare::of_segment(peer, 2, tile_cols, tile_cols_out));
   if (t == 0) {
-    cluster::arrive_expect_tx(&xb.full, uint32_t(__popc(own)) * 16u * uint32_t(threads));
+    tma::arrive_expect_tx(&xb.full, uint32_t(__popc(own)) * 16u * uint32_t(threads));
     cluster::arrive_remote(cluster::map(cluster::smem_addr(&xb.ready), uint32_t(peer)));
   }
   bool ok = cluster::wait_phase(&xb.ready, phase, sp, w);

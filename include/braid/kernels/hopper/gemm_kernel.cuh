@@ -393,9 +393,9 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
     if (clustered) {
-      cluster::mbarrier_init(&smem.xbar.full, 1);
-      cluster::mbarrier_init(&smem.xbar.ready, 1);
-      cluster::fence_mbarrier_init();
+      tma::init(&smem.xbar.full, 1);
+      tma::init(&smem.xbar.ready, 1);
+      tma::fence_init();  // .release.cluster: the peer's remote arrivals and st.async see the initialization
     }
   }
 
