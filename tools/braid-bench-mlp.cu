@@ -371,6 +371,14 @@ int main(int argc, char** argv) {
                 // 128x128 tiles come with both epilogue stores (fp16): staged (whole-sector stores, one
                 // pipeline stage fewer) wins when compute-bound, direct when streaming weights.
                 const bool both_stores = tm == 128 && tn == 128 && hdt == hopper::DType::F16;
+                // B multicast to clusters of two CTAs on adjacent row tiles (fp16, 128-row tiles,
+                // default store): pays only with at least two row tiles.
+                auto try_multicast = [&](GemmConfig c) {
+                  if (tm != 128 || T <= tm || hdt != hopper::DType::F16 || c.store != hopper::EpilogueStore::Default)
+                    return;
+                  c.multicast = 2;
+                  try_config(c);
+                };
                 for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Direct}) {
                   if (store == hopper::EpilogueStore::Direct && !both_stores) continue;
                   for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)
@@ -379,6 +387,7 @@ int main(int argc, char** argv) {
                     c.tile_m = tm;
                     c.store = store;
                     try_config(c);
+                    try_multicast(c);
                     c.reduce_scatter = true;  // every segment reduces a share of its tile
                     if (sk > 1) try_config(c);
                     if (sk == 2 && c.staged()) {  // the same, the partials exchanged in clusters of two CTAs
@@ -391,7 +400,10 @@ int main(int argc, char** argv) {
                   streamk.stream_k = true;
                   streamk.tile_m = tm;
                   streamk.store = store;
-                  if (tiles % sms != 0) try_config(streamk);
+                  if (tiles % sms != 0) {
+                    try_config(streamk);
+                    try_multicast(streamk);
+                  }
                 }
               }
             }

@@ -175,6 +175,10 @@ int main(int argc, char** argv) {
               names.push_back(std::to_string(tm) + "x" + std::to_string(tn) + suffix);
         if (!bf16)  // the 128x128 tile's other epilogue store (EpilogueStore)
           for (const char* name : {"128x128-direct", "128x128-direct-rowmajor", "128x128-direct-streamk"}) names.push_back(name);
+        if (!bf16)  // B multicast to clusters of two (GemmConfig::multicast)
+          for (const char* name : {"128x128-mc2", "128x256-mc2", "128x128-mc2-streamk", "128x256-mc2-streamk",
+                                   "128x128-mc2-rowmajor", "128x256-mc2-rowmajor"})
+            names.push_back(name);
       } else if (configs != "none") {
         names = bench::split_list(configs);
       }

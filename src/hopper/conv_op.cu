@@ -47,6 +47,7 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
   if (a.act != Activation::ReLU && a.act != Activation::None) return "the convolution's activation is ReLU or none";
   if (c.tile_n != 64 && c.tile_n != 128) return "tile_n must be 64 or 128 (got " + std::to_string(c.tile_n) + ")";
   if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
+  if (c.multicast != 1) return "the convolution kernels do not multicast their filters (-mc): no such instantiation";
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }
 

@@ -17,9 +17,17 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_mc2();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_mc2();
 
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged) {
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast) {
   const bool f16 = dtype == DType::F16;
+  if (multicast != 1) {
+    if (multicast != 2 || !f16 || tile_m != 128 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
+    if (tile_n == 128) return make_gemm_kernel_f16_128_mc2();
+    if (tile_n == 256) return make_gemm_kernel_f16_256_mc2();
+    return nullptr;
+  }
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
     if (f16 && tile_m == 128 && tile_n == 128 && !staged) return make_gemm_kernel_f16_128_direct();
     return nullptr;
@@ -70,6 +78,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
   if (c.dsmem_reduce && !c.staged())
     return "-dsm receives the peer's partials in the staging buffer: it needs the staged epilogue (" + c.name() + ")";
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
+  if (c.multicast != 1 && c.multicast != 2)
+    return "-mc<N>: B is multicast to clusters of 2 CTAs (got " + std::to_string(c.multicast) + ")";
+  if (c.multicast > 1 && (c.reduce_scatter || c.dsmem_reduce))
+    return "-mc2 runs a cluster's CTAs on adjacent tiles over the same k-steps; reduce-scatter (-rs, -dsm) needs "
+           "the segments of one tile co-scheduled instead: pick one (" + c.name() + ")";
   return "";
 }
 
@@ -87,37 +100,51 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const Decomposition kind =
       c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
+  const uint32_t mc = uint32_t(c.multicast);
   int resident = sms;  // persistent CTAs that fit at once
-  if (c.dsmem_reduce) {
+  if (mc > 1) {
+    if (w->kernel->multicast() != int(mc))
+      throw std::logic_error(std::string(what) + ": " + c.name() + ": the kernel does not multicast to clusters of " +
+                             std::to_string(mc));
+    const int clusters = w->kernel->max_active_clusters(int(mc));
+    if (clusters < 1)
+      throw std::invalid_argument(std::string(what) + ": " + c.name() + ": no cluster of " + std::to_string(mc) +
+                                  " CTAs fits on this GPU");
+    resident = std::min(sms, clusters * int(mc));
+  } else if (c.dsmem_reduce) {
     const int clusters = w->kernel->max_active_clusters(c.splits);
     if (clusters < 1)
       throw std::invalid_argument(std::string(what) + ": " + c.name() + ": this kernel cannot run as clusters of " +
                                   std::to_string(c.splits) + " CTAs (no cluster exchange in its epilogue, or none fits)");
     resident = std::min(sms, clusters * c.splits);
   }
-  const int requested = c.ctas > 0 ? (c.dsmem_reduce ? std::min(c.ctas, resident) : c.ctas) : resident;
-  WorkSchedule sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, uint32_t(requested), uint32_t(c.splits), 4,
-                                          c.reduce_scatter, c.dsmem_reduce);
+  const int requested = c.ctas > 0 ? (c.dsmem_reduce || mc > 1 ? std::min(c.ctas, resident) : c.ctas) : resident;
+  // Multicast: the schedule deals groups of `mc` vertically adjacent tiles to clusters.
+  const uint32_t groups = mc > 1 ? grid.x * ceil_div(grid.y, mc) * grid.z : uint32_t(tiles);
+  const uint32_t sched_ctas = mc > 1 ? std::max(1u, uint32_t(requested) / mc) : uint32_t(requested);
+  WorkSchedule sched = WorkSchedule::make(kind, groups, k_tiles, sched_ctas, uint32_t(c.splits), 4, c.reduce_scatter,
+                                          c.dsmem_reduce, mc);
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
-  sched = WorkSchedule::make(kind, uint32_t(tiles), k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
-                             c.dsmem_reduce);
+  sched = WorkSchedule::make(kind, groups, k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
+                             c.dsmem_reduce, mc);
   if (!sched.segments_co_scheduled())
     throw std::invalid_argument(std::string(what) + ": " + c.name() + ": reduce-scatter needs a tile's " +
                                 std::to_string(c.splits) + " segments in one round of units: " +
                                 std::to_string(sched.ctas) + " CTAs for " + std::to_string(uint64_t(tiles) * c.splits) +
                                 " units (use at least as many CTAs as units, or a multiple of the split count)");
   w->sched = sched;
-  w->ctas = int(sched.busy_ctas());
+  w->ctas = int(sched.launch_ctas());
   w->units = 0;
   for (uint32_t b = 0; b < sched.ctas; ++b) {
     WorkUnit u;
-    for (auto cur = sched.begin(b); sched.next(cur, u);) ++w->units;
+    for (auto cur = sched.begin(b); sched.next(cur, u);) w->units += int(mc);
   }
   if (const uint64_t slots = sched.workspace_slots(); slots > 0)
     BRAID_CUDA_CHECK(cudaMalloc(&w->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
   if (sched.max_segs > 1) {  // arrivals: split tiles' reductions, and (reduce-scatter) their completion
-    BRAID_CUDA_CHECK(cudaMalloc(&w->arrivals, tiles * sizeof(unsigned long long)));
-    BRAID_CUDA_CHECK(cudaMemset(w->arrivals, 0, tiles * sizeof(unsigned long long)));
+    const size_t counters = size_t(sched.tiles) * sched.multicast;  // by position (multicast: of group members)
+    BRAID_CUDA_CHECK(cudaMalloc(&w->arrivals, counters * sizeof(unsigned long long)));
+    BRAID_CUDA_CHECK(cudaMemset(w->arrivals, 0, counters * sizeof(unsigned long long)));
   }
   BRAID_CUDA_CHECK(cudaMalloc(&w->standalone_state, sizeof(StageState)));
   BRAID_CUDA_CHECK(cudaMemset(w->standalone_state, 0, sizeof(StageState)));
@@ -154,6 +181,12 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
                                 ") waits for a tile's other segments, which only static dispatch under stream "
                                 "order or PDL keeps running at the same time -- use the default reduction, static "
                                 "order, and PDL or stream ordering");
+  if (i.sched.multicast > 1 && (sp.has(kDynamicOrder) || sp.order.kind == OrderKind::Table))
+    throw std::invalid_argument(what + ": " + i.config.name() + " multicasts B to clusters of " +
+                                std::to_string(i.sched.multicast) +
+                                " CTAs on vertically adjacent tiles: it needs static dispatch and a row- or "
+                                "column-major order (got " + (sp.has(kDynamicOrder) ? "dynamic dispatch" : "a table order") +
+                                ")");
   if (sp.has(kDynamicOrder) && i.sched.kind == Decomposition::StreamK)
     throw std::invalid_argument(what + ": dynamic (ticket) dispatch hands out whole units; stream-K's tail "
                                 "segments are bound to their CTAs -- use data-parallel or split-K");
@@ -192,10 +225,11 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged());
+  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
-           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores";
+           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
+           (c.multicast > 1 ? " multicasting B to clusters of " + std::to_string(c.multicast) : "");
   GemmKernelBase* kernel = k.get();
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;

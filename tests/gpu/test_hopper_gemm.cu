@@ -3,6 +3,7 @@
 //  - GemmOp against an fp32 host reference: fp16 and bf16, tile_n 128 and 256, None / GeLU / SwiGLU,
 //    ragged M, N and K, split-K;
 //  - split-K is deterministic: bit-identical whatever the number of CTAs (which split reduces changes);
+//  - B multicast in clusters of two gives the bits of every CTA loading its own B;
 //  - the synchronized MLP chain (TileSync / RowSync x PDL / wait kernel, split-K, R on/off, CUDA graph
 //    replays) is bit-identical to the same kernels in stream order, run after run;
 //  - a producer that never posts makes the consumer's bounded wait fail with a SyncError (no hang).
@@ -315,6 +316,61 @@ TEST_F(HopperTest, ClusterExchangeSplitKIsBitIdenticalToLastArrival) {
   EXPECT_NE(g.prepare(gelu, wide), "");
 }
 
+// B multicast to clusters of two CTAs on vertically adjacent tiles (GemmConfig::multicast): the
+// same MMAs in the same order as each CTA loading its own B, so the same bits -- for 128x128 (staged)
+// and 128x256 tiles, an odd number of row tiles (the last cluster's second CTA runs below the grid),
+// a single row tile, data-parallel / split-K / stream-K, few CTAs (several rounds of clusters), None /
+// GeLU / SwiGLU, repeated runs with D poisoned. Configurations without a multicast kernel are refused.
+TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
+  std::mt19937 rng(31);
+  const int N = 1024, K = 1536;
+  int checked = 0;
+  for (int M : {300, 100, 512}) {
+    Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+    A.random(rng, 1.0f, DType::F16);
+    B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+    for (int tile_n : {128, 256})
+      for (int variant = 0; variant < 4; ++variant) {
+        GemmConfig own{tile_n, 1, 0};
+        if (variant == 1) own.splits = 3;
+        if (variant == 2) own.stream_k = true;
+        if (variant == 3) own.ctas = 6;  // 3 clusters: several rounds
+        if (variant == 2 && M == 512) own.ctas = 10;  // whole waves of groups, then a shared tail
+        GemmConfig mc = own;
+        mc.multicast = 2;
+        const Activation act = variant == 1 ? Activation::SwiGLU : variant == 2 ? Activation::GeLU : Activation::None;
+        SCOPED_TRACE(mc.name() + " M=" + std::to_string(M) + " " + activation_name(act));
+        const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+        GemmOp g_own, g_mc;
+        ASSERT_EQ(g_own.prepare(args, own), "");
+        ASSERT_EQ(g_mc.prepare(args, mc), "");
+        EXPECT_EQ(g_mc.ctas() % 2, 0) << "CTAs not in whole clusters";
+        EXPECT_EQ(g_mc.schedule().multicast, 2u);
+        const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+        expect_same_bits(g_own, g_mc, D, n, 3);
+        if (HasFatalFailure()) return;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 24);
+  const int M = 64;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  GemmOp g;
+  GemmConfig bf{128, 1, 0};
+  bf.multicast = 2;
+  EXPECT_NE(g.prepare({DType::BF16, A.d, B.d, D.d, M, N, K, Activation::None}, bf), "") << "no bf16 multicast kernel";
+  GemmConfig short_tiles = bf;
+  short_tiles.tile_m = 64;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, short_tiles), "");
+  GemmConfig rs{128, 2, 0};
+  rs.multicast = 2;
+  rs.reduce_scatter = true;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, rs), "");
+  GemmConfig three = bf;
+  three.multicast = 3;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, three), "");
+}
+
 namespace {
 
 struct MlpBuffers {
@@ -362,6 +418,16 @@ std::vector<MlpVariant> sync_variants() {
   pdl_only.ordering = Ordering::StreamOrder;
   pdl_only.pdl_only = true;
   v.push_back(pdl_only);
+  MlpVariant multicast;  // B multicast in clusters of two (fp16 only), stream-K GEMM 2, few CTAs in GEMM 1
+  multicast.g1.hopper.multicast = multicast.g2.hopper.multicast = 2;
+  multicast.g1.hopper.ctas = 12;
+  multicast.g2.hopper.stream_k = true;
+  v.push_back(multicast);
+  MlpVariant multicast_row = multicast;  // RowSync, wait kernel, 128x256 producer tiles
+  multicast_row.sync = MlpVariant::Sync::RowSync;
+  multicast_row.ordering = Ordering::WaitKernel;
+  multicast_row.g1.hopper.tile_n = 256;
+  v.push_back(multicast_row);
   return v;
 }
 
@@ -419,6 +485,7 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
       for (const MlpVariant& v : variants) {
         try {
           if (act == Activation::SwiGLU && v.g1.hopper.tile_n == 256) continue;  // W1 is packed for tile_n 128
+          if (dt == DType::BF16 && (v.g1.hopper.multicast > 1 || v.g2.hopper.multicast > 1)) continue;  // fp16 only
           SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
           // Reference: the same kernels (same tiles, splits, orders) in stream order.
           MlpVariant stream = v;

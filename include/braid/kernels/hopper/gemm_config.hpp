@@ -65,6 +65,12 @@ struct GemmConfig {
   // (into the peer's staging buffer) instead of through L2 (gemm_kernel.cuh, cluster_exchange.cuh).
   // Same outputs, bit for bit. Implies reduce_scatter's restrictions (static dispatch).
   bool dsmem_reduce = false;
+  // TMA multicast of the weights: 2 = the CTAs run as clusters of two that compute vertically
+  // adjacent tiles (rows y, y + 1 of the same column block) over the same k-steps; each loads half of
+  // the shared B tile and multicasts it to both, so the L2 serves a third (128x256) to a quarter
+  // (128x128) fewer bytes per k-step. 1 = every CTA loads its own (gemm_kernel.cuh, produce).
+  // Data-parallel, split-K (last arrival) or stream-K; static dispatch, row- or column-major order.
+  int multicast = 1;
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
   // PDL or stream order only.
   bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
@@ -73,14 +79,15 @@ struct GemmConfig {
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            (default_store() ? "" : staged() ? "-staged" : "-direct") + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
-           (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") + (stream_k ? "-streamk" : "") +
+           (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") +
+           (multicast > 1 ? "-mc" + std::to_string(multicast) : std::string()) + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -115,6 +122,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 3, "dsm") == 0) {
       c.dsmem_reduce = true;
       p += 3;
+    } else if (text.compare(p, 2, "mc") == 0) {
+      p += 2;
+      if (!number(c.multicast)) return "no cluster size after -mc in '" + text + "'";
     } else if (text.compare(p, 2, "rs") == 0) {
       c.reduce_scatter = true;
       p += 2;
@@ -125,7 +135,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -dsm -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -dsm -mc<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

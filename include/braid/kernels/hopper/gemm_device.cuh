@@ -36,9 +36,15 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
     attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[n++].val.programmaticStreamSerializationAllowed = 1;
   }
-  if (params.sched.cluster > 1) {  // split-K through distributed shared memory: a tile's segments, one cluster
+  // Clusters: split-K through distributed shared memory (a tile's segments), or B multicast (a group
+  // of vertically adjacent tiles). Consecutive blocks along x form a cluster (PersistentScheduler).
+  const unsigned cluster = Traits::kMulticast > 1 ? unsigned(Traits::kMulticast) : params.sched.cluster;
+  if (cluster > 1) {
+    if (ctas % int(cluster) != 0)
+      throw std::logic_error(std::string(what) + ": " + std::to_string(ctas) + " CTAs are not whole clusters of " +
+                             std::to_string(cluster));
     attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n++].val.clusterDim = {params.sched.cluster, 1, 1};
+    attr[n++].val.clusterDim = {cluster, 1, 1};
   }
   cfg.attrs = attr;
   cfg.numAttrs = n;
@@ -46,11 +52,13 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch: " + cudaGetErrorString(e));
 }
 
-// Clusters of `size` CTAs of the kernel of `Traits` that fit on the GPU at once (0 when none: the
-// kernel cannot exchange partials through distributed shared memory).
+// Clusters of `size` CTAs of the kernel of `Traits` that fit on the GPU at once (0 when none, or when
+// the kernel does not run as such clusters: it neither exchanges split-K partials through distributed
+// shared memory in pairs nor multicasts B to `size` CTAs).
 template <class Traits>
 int max_active_clusters(int size) {
-  if (!Traits::kClusterExchange || size != 2) return 0;
+  const bool runs_as = Traits::kMulticast > 1 ? size == Traits::kMulticast : Traits::kClusterExchange && size == 2;
+  if (!runs_as) return 0;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(size));
   cfg.blockDim = dim3(Traits::kThreads);
@@ -68,10 +76,10 @@ int max_active_clusters(int size) {
   return n;
 }
 
-template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileM, TileN, Staged>;
+  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
@@ -104,6 +112,7 @@ class GemmKernel final : public GemmKernelBase {
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
+  int multicast() const override { return Traits::kMulticast; }
 
  private:
   typename Traits::Params params_{};

@@ -68,15 +68,20 @@ struct PostSlot {
 // What every instantiation of the kernel shares, given its collective mainloop: warp roles,
 // registers, shared storage. The GEMM and convolution traits add their Params and the index math
 // of their A operand (which rows and columns of a produced matrix a k-tile reads).
-template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged>
+template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
   static_assert(TileM == 64 || TileM == 128, "tiles are 64 (one consumer warpgroup) or 128 (two) rows tall");
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
-  using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+  // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles, B multicast (GemmConfig::multicast).
+  static constexpr int kMulticast = ClusterM;
+  static_assert(ClusterM == 1 || ClusterM == 2, "multicast clusters of one or two CTAs");
+  using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>;
   using Mainloop = Mainloop_;
+  static_assert(std::is_same_v<typename Mainloop::DispatchPolicy::ClusterShape, ClusterShape>,
+                "the collective's pipeline and TMA copies are built for the launch's cluster shape");
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::MainloopPipeline;
   using PipelineState = typename Mainloop::PipelineState;
@@ -116,7 +121,8 @@ struct WarpSpecializedTraits {
   static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + sizeof(ClusterExchangeBarriers) + 16 <= kExtraSmem, "carve out more shared memory");
   // The cluster exchange (two segments) puts a share of the peer's quads -- half a tile of fp32 -- into
   // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
-  static constexpr bool kClusterExchange = kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
+  static constexpr bool kClusterExchange =
+      ClusterM == 1 && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
 
@@ -141,20 +147,27 @@ struct WarpSpecializedTraits {
 // are in flight when tokens are few.
 // LayoutB: RowMajor for the GEMMs' [K, N] weights, ColumnMajor (K-major) for convolution filters.
 // Staged: the pipeline leaves room for the epilogue's staging buffer.
-template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor>
+// ClusterM = 2: the collective's B copy is a TMA multicast across a cluster of two CTAs along M (each
+// loads half of the B tile for both), and its pipeline counts both CTAs' consumers before a stage
+// is refilled. The tile shape stays per CTA.
+template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor, int ClusterM = 1>
 using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
     LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
-    cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
     cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
     cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::gemm::KernelTmaWarpSpecialized>>::CollectiveOp;
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
-template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
 struct GemmTraits
-    : WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN, Staged>, Staged> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, GemmMainloop<Element_, TileM, TileN, Staged>, Staged>;
+    : WarpSpecializedTraits<Element_, TileM, TileN,
+                            GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM>, Staged,
+                            ClusterM> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN,
+                                     GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM>,
+                                     Staged, ClusterM>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = false;
   struct Params : Base::ParamsBase {};
@@ -197,8 +210,13 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
   Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
   Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
+  // Multicast: this CTA loads its slice (its cluster rank) of the B tile into both CTAs' stage, each
+  // stage's full barrier expecting the whole tile's bytes; A is its own.
+  constexpr bool kMc = Traits::kMulticast > 1;
+  const uint32_t mc_rank = kMc ? cluster::rank() : 0u;
+  const uint16_t mc_mask_b = kMc ? uint16_t((1u << Traits::kMulticast) - 1u) : uint16_t(0);
   auto tma_a = p.mainloop.tma_load_a.get_slice(0);
-  auto tma_b = p.mainloop.tma_load_b.get_slice(0);
+  auto tma_b = p.mainloop.tma_load_b.get_slice(mc_rank);
   Tensor tAsA = tma_a.partition_D(sA);
   Tensor tBsB = tma_b.partition_D(sB);
   const bool weights_first = !kWait || sp.has(kWeightsFirst);
@@ -221,7 +239,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if (lane == 0) {
           pipeline.producer_acquire(write);
           if (weights_first)
-            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), 0), tBgB(_, _, _, k),
+            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
                  tBsB(_, _, _, stage));
         }
         if constexpr (kW) {
@@ -238,12 +256,17 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if (lane == 0) {
           auto* bar = pipeline.producer_get_barrier(write);
           copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
-          if (!weights_first) copy(p.mainloop.tma_load_b.with(*bar, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          if (!weights_first)
+            copy(p.mainloop.tma_load_b.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
         }
         ++write;
       }
     };
     if constexpr (kWait) {
+      if (!w.in_grid) {  // a multicast member below the grid: zeros for A, nothing to wait for
+        load_unit(cute::false_type{});
+        continue;
+      }
       Traits::a_rows(p, w.tile.y, r0, r1);
       waiter.reset(Traits::a_first_col(p, int(w.k_begin)));
       c_last = Traits::a_last_col(p, int(w.k_end));
@@ -262,6 +285,10 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       if (lane == 0) load_unit(cute::false_type{});
     }
   }
+  // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
+  // barriers); wait for every stage to be released before the CTA may leave.
+  if constexpr (kMc)
+    if (lane == 0) pipeline.producer_tail(write);
 }
 
 // Reduce-scatter: spin until a tile's arrival counter reaches `target` (every segment arrived; counters
@@ -387,12 +414,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   const int warp_in_group = (threadIdx.x / 32) % 4;
   const int lane = threadIdx.x % 32;
 
-  // Launched as clusters (split-K through distributed shared memory: WorkSchedule::cluster).
-  const bool clustered = p.sched.cluster > 1;
+  // Launched as clusters: split-K through distributed shared memory (WorkSchedule::cluster), or B
+  // multicast (Traits::kMulticast; the pipeline then spans the cluster).
+  const bool exchange = Traits::kMulticast == 1 && p.sched.cluster > 1;
+  const bool clustered = exchange || Traits::kMulticast > 1;
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
-    if (clustered) {
+    if (exchange) {
       tma::init(&smem.xbar.full, 1);
       tma::init(&smem.xbar.ready, 1);
       tma::fence_init();  // .release.cluster: the peer's remote arrivals and st.async see the initialization
@@ -406,10 +435,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   pp.num_consumers = Traits::kConsumerThreads;
   pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
   Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
-  if (clustered) release_stages_locally(pipeline);
+  if (exchange) release_stages_locally(pipeline);
 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
-  if (clustered) cluster::sync();  // the peer's exchange barriers are initialized before any remote arrival
+  if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
   const bool sync = sp.has(kSync);
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
@@ -473,6 +502,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
+      if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post
       const uint64_t t_mainloop = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
 
       const int m0 = int(w.tile.y) * kTileM;

@@ -39,6 +39,8 @@ class KernelBase {
   // Clusters of `size` CTAs that fit on the GPU at once; 0 when this kernel cannot exchange split-K
   // partials in clusters of that size (GemmConfig::dsmem_reduce).
   virtual int max_active_clusters(int size) const = 0;
+  // CTAs per cluster sharing B through TMA multicast (GemmConfig::multicast); 1 = none.
+  virtual int multicast() const { return 1; }
 };
 
 class GemmKernelBase : public KernelBase {
@@ -49,10 +51,11 @@ class GemmKernelBase : public KernelBase {
                            unsigned long long* arrivals) = 0;
 };
 
-// The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/*.cu); nullptr
-// when there is none. Every tile has its default store (stages_epilogue_by_default); the other store
-// only where it was measured to matter (fp16 128x128 direct).
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged);
+// The instantiation for (dtype, tile_m, tile_n, staged epilogue, multicast cluster size)
+// (src/hopper/instances/*.cu); nullptr when there is none. Every tile has its default store
+// (stages_epilogue_by_default); the other store only where it was measured to matter (fp16 128x128
+// direct); B multicast in pairs only for the fp16 128-row tiles (the large-T MLP GEMMs).
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1);
 
 // One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
 // split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and

@@ -15,6 +15,10 @@ namespace braid::hopper {
 struct ScheduledUnit : WorkUnit {
   Tile tile;          // output tile (x: column block, y: row block)
   uint32_t tile_lin;  // row-major linear index of the tile (traces)
+  // Multicast clusters: the last group of an odd row count has a member below the grid. It loads
+  // (zeros for A, its share of B for its peer) and runs the MMAs so that the cluster's pipelines stay
+  // in step, and stores, reduces and posts nothing.
+  bool in_grid;
 };
 
 // Dynamic dispatch (the stage's kDynamicOrder): a CTA's producer warp takes the next unit index from
@@ -42,14 +46,24 @@ struct UnitRing {
 struct PersistentScheduler {
   WorkSchedule ws;
   Grid grid;
+  Grid groups;    // the grid of tile groups the order walks (multicast: m rows of tiles per group row)
+  uint32_t rank;  // this CTA's rank in its multicast cluster (0 without multicast)
   TileOrder order;
   bool dynamic;
   uint32_t* ticket;
 
   __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w)
-      : ws(w), grid(sp.grid), order(sp.order), dynamic(sp.has(kDynamicOrder)), ticket(&sp.state->tile_ticket) {}
+      : ws(w),
+        grid(sp.grid),
+        groups{sp.grid.x, (sp.grid.y + w.multicast - 1) / w.multicast, sp.grid.z},
+        rank(blockIdx.x % w.multicast),
+        order(sp.order),
+        dynamic(sp.has(kDynamicOrder)),
+        ticket(&sp.state->tile_ticket) {}
 
-  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x); }
+  // A multicast cluster's CTAs walk the cluster's units (blockIdx.x / m: the launch's clusters are
+  // consecutive blocks along x).
+  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x / ws.multicast); }
 
   // The producer warp's next unit (the whole warp calls; lane 0 takes the ticket and publishes it).
   __device__ __forceinline__ bool next_produced(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
@@ -80,16 +94,28 @@ struct PersistentScheduler {
  private:
   __device__ __forceinline__ bool next_static(WorkSchedule::Cursor& c, ScheduledUnit& u) const {
     if (!ws.next(c, u)) return false;
-    u.tile = order.at(u.pos, grid);
-    u.tile_lin = linear(u.tile, grid);
+    place(u);
     return true;
   }
   __device__ __forceinline__ bool indexed(uint32_t idx, ScheduledUnit& u) const {
     if (idx >= ws.indexed_units()) return false;
     ws.unit_at(idx, u);
-    u.tile = order.at(u.pos, grid);
-    u.tile_lin = linear(u.tile, grid);
+    place(u);
     return true;
+  }
+  // The unit's tile: its position through the stage's order (over tile groups when multicasting),
+  // then this CTA's member of the group.
+  __device__ __forceinline__ void place(ScheduledUnit& u) const {
+    if (ws.multicast <= 1) {
+      u.tile = order.at(u.pos, grid);
+      u.in_grid = true;
+    } else {
+      u.tile = order.at(u.pos, groups);
+      u.tile.y = u.tile.y * ws.multicast + rank;
+      u.in_grid = u.tile.y < grid.y;
+      ws.member_unit(u, rank);
+    }
+    u.tile_lin = u.in_grid ? linear(u.tile, grid) : 0u;
   }
 };
 

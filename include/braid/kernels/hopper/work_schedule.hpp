@@ -21,6 +21,12 @@
 //                 cut where tiles end. No SM idles in a tail wave, and when there are fewer tiles than
 //                 SMs (small token counts) every SM streams the weights.
 //
+// Multicast (GemmConfig::multicast = m > 1): the CTAs launch in clusters of m that share B's tiles
+// through TMA multicast, so a cluster's CTAs must load the same column block over the same k-steps.
+// The schedule then deals "tile groups" (m vertically adjacent tiles; `tiles` counts groups) to
+// clusters (`ctas` counts clusters, launch_ctas() the CTAs): every CTA of cluster c walks cluster c's
+// units, and member r of a group is its tile r (member_unit: its own position and workspace slots).
+//
 // Whatever the decomposition, the tiles still start in the stage's braid order: data-parallel tiles
 // round-robin by position, the stream-K tail after them. The producer warp and the consumer
 // warpgroups of a CTA walk the same unit sequence with their own cursors.
@@ -50,6 +56,7 @@ struct WorkSchedule {
   uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
   uint32_t reduce_scatter = 0;  // SplitK: segments reduce shares of their tile (co-scheduled segments)
   uint32_t cluster = 1;         // SplitK + reduce_scatter: CTAs per cluster (a tile's segments), or 1
+  uint32_t multicast = 1;       // CTAs per cluster sharing B (tiles: groups, ctas: clusters), or 1
 
   struct Cursor {
     uint32_t u = 0;  // next data-parallel / split-K unit index
@@ -64,9 +71,11 @@ struct WorkSchedule {
   // when the units outnumber the CTAs. cluster_exchange: reduce-scatter among the CTAs of a cluster
   // of `splits` (implies reduce_scatter; G always a multiple of splits, at least one cluster).
   static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
-                           uint32_t min_sk_iters = 4, bool reduce_scatter = false, bool cluster_exchange = false) {
+                           uint32_t min_sk_iters = 4, bool reduce_scatter = false, bool cluster_exchange = false,
+                           uint32_t multicast = 1) {
     WorkSchedule s;
     s.kind = kind;
+    s.multicast = multicast < 1 ? 1 : multicast;
     s.tiles = tiles;
     s.k_tiles = k_tiles;
     s.ctas = ctas < 1 ? 1 : ctas;
@@ -103,6 +112,16 @@ struct WorkSchedule {
     if (kind == Decomposition::StreamK && dp_tiles == 0) return sk_ctas;
     return uint32_t(units < ctas ? units : ctas);
   }
+  // CTAs to launch: busy_ctas() clusters of `multicast` CTAs.
+  BRAID_HD uint32_t launch_ctas() const { return busy_ctas() * multicast; }
+  // Member `rank` of a multicast cluster: its own tile's position (of tiles x multicast) and workspace
+  // slots (slot, slot + 1, ...: a group's members use consecutive runs of the group's stride).
+  BRAID_HD void member_unit(WorkUnit& w, uint32_t rank) const {
+    if (multicast <= 1) return;
+    const uint32_t stride = kind == Decomposition::SplitK ? splits : max_segs;
+    w.slot = w.slot * multicast + rank * stride;
+    w.pos = w.pos * multicast + rank;
+  }
   // Reduce-scatter's waits are safe: every tile's segments are in one round of units (each CTA's
   // round-r unit waits only for other CTAs' round-r units).
   BRAID_HD bool segments_co_scheduled() const {
@@ -122,8 +141,8 @@ struct WorkSchedule {
   // Workspace slots (each holds one tile's fp32 partial sums); none when the partials go through
   // distributed shared memory.
   BRAID_HD uint64_t workspace_slots() const {
-    if (kind == Decomposition::SplitK) return splits > 1 && cluster == 1 ? uint64_t(tiles) * splits : 0;
-    if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs : 0;
+    if (kind == Decomposition::SplitK) return splits > 1 && cluster == 1 ? uint64_t(tiles) * splits * multicast : 0;
+    if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs * multicast : 0;
     return 0;
   }
 
