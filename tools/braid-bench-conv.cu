@@ -280,15 +280,35 @@ int main(int argc, char** argv) {
         rows.push_back({"conv-pair", shape, "fp16", name, us, floor_us, pass});
         std::printf("  %-62s %9.1f us  %5.2f of floor  err %.1e%s%s\n", name.c_str(), us, floor_us / us, err,
                     identical ? "" : "  NOT BIT-IDENTICAL TO STREAM ORDER", pass ? "" : "  CHECK FAILED");
+        // --trace-dir: stream order and every PDL-alone run (the tuned pair and the runner-up pairs, which
+        // may mix two kernel instantiations) also launched without a graph, and traced: where a pair's
+        // time goes between its two kernels.
+        if (!trace_dir.empty() && (vi == 0 || v.pdl_only)) {
+          const double us_direct = timer.median_us([&] { chain.run(s); }, reps, 5);
+          chain.check(s);
+          ConvChain traced(run_prob, v, ChainOptions{true, v.weights_first, 10000, true});
+          traced.run(s);
+          traced.check(s);
+          traced.chain().clear_trace(s);
+          traced.run(s);
+          traced.check(s);
+          const auto trace = traced.chain().download_trace();
+          const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + "-" + rc1.name() + "+" +
+                                   rc2.name() + ".csv";
+          bench::write_trace_csv(path, trace);
+          std::printf("    without a graph %.1f us; traced: %s\n", us_direct, bench::trace_summary(trace).c_str());
+        }
         if (pass && us < best_us) {
           best_us = us;
           best_name = name;
         }
       }
       if (!best_name.empty()) rows.push_back({"conv-pair", shape, "fp16", "braid", best_us, floor_us, true});
-      // traced runs (timeline): per-tile start/end/SM/wait of every variant's second run
+      // traced runs (timeline): per-tile start/end/SM/wait of every synchronized variant's second run
+      // (stream order and PDL alone were traced with their timings above)
       if (!trace_dir.empty())
         for (const ConvChainVariant& v : variants) {
+          if (v.ordering == Ordering::StreamOrder) continue;
           ConvChain chain(prob, v, ChainOptions{true, v.weights_first, 10000, true});
           chain.run(s);
           chain.check(s);

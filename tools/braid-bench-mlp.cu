@@ -575,8 +575,10 @@ int main(int argc, char** argv) {
                         v.name().c_str(), t_plain, vi == 2 ? "TileSync" : "RowSync", t_sync[0], t_sync[1]);
           }
         // ---- traced runs (timeline tool): braid's kernels in stream order and the synchronized chain
+        // Traced: stream order (variant 0), PDL alone with the same kernels (variant 1), and the pick.
         if (!trace_dir.empty())
-          for (size_t vi : {size_t(0), pick}) {
+          for (size_t vi : {size_t(0), size_t(1), pick}) {
+            if (vi >= variants.size() || (vi == pick && pick <= 1)) continue;
             const MlpVariant& v = variants[vi];
             Mlp mt(problem_for(v), v, ChainOptions{true, v.weights_first, 10000, true});
             mt.run(s);
@@ -585,9 +587,10 @@ int main(int argc, char** argv) {
             mt.run(s);
             mt.check(s);
             const std::string path = trace_dir + "/trace-mlp-" + model + "-T" + std::to_string(T) + "-" +
-                                     (vi == 0 ? "stream" : "sync") + ".csv";
-            bench::write_trace_csv(path, mt.chain().download_trace());
-            std::printf("  wrote %s (%s)\n", path.c_str(), v.name().c_str());
+                                     (vi == 0 ? "stream" : vi == 1 ? "pdl-only" : "pick") + ".csv";
+            const auto trace = mt.chain().download_trace();
+            bench::write_trace_csv(path, trace);
+            std::printf("  wrote %s (%s)\n    %s\n", path.c_str(), v.name().c_str(), bench::trace_summary(trace).c_str());
           }
 #endif
       }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,45 @@ inline void write_trace_csv(const std::string& path, const std::vector<TraceReco
     std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
                  r.end_us, r.wait_us, r.mainloop_end_us);
   std::fclose(f);
+}
+
+// One line per stage of a traced run: when its first tile started and its last ended (relative to
+// the run's earliest start), the median tile time (start -> posted) and median mainloop, and the gap
+// between the previous stage's last end and this stage's first start (negative: they overlapped).
+// Where a chain's time goes between two kernels (launch gaps, slower tiles, overlap) reads off it.
+inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
+  std::map<int, std::vector<const TraceRecord*>> by_stage;
+  for (const auto& r : trace) by_stage[r.stage].push_back(&r);
+  std::string out;
+  double prev_end = 0;
+  bool first = true;
+  for (auto& [stage, rows] : by_stage) {
+    double t0 = 1e30, t1 = -1e30;
+    std::vector<double> dur, ml;
+    for (const TraceRecord* r : rows) {
+      t0 = std::min(t0, r->start_us);
+      t1 = std::max(t1, r->end_us);
+      dur.push_back(r->end_us - r->start_us);
+      if (r->mainloop_end_us >= 0) ml.push_back(r->mainloop_end_us - r->start_us);
+    }
+    auto median = [](std::vector<double>& v) {
+      if (v.empty()) return -1.0;
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    char line[256];
+    std::snprintf(line, sizeof line, "stage %d: %zu tiles, %.1f -> %.1f us, tile %.2f us (mainloop %.2f)", stage,
+                  rows.size(), t0, t1, median(dur), median(ml));
+    out += line;
+    if (!first) {
+      std::snprintf(line, sizeof line, ", gap after stage %d's last tile %.1f us", stage - 1, t0 - prev_end);
+      out += line;
+    }
+    out += "; ";
+    prev_end = t1;
+    first = false;
+  }
+  return out;
 }
 
 }  // namespace braid::bench
