@@ -296,7 +296,8 @@ int main(int argc, char** argv) {
           const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + "-" + rc1.name() + "+" +
                                    rc2.name() + ".csv";
           bench::write_trace_csv(path, trace);
-          std::printf("    without a graph %.1f us; traced: %s\n", us_direct, bench::trace_summary(trace).c_str());
+          std::printf("    without a graph %.1f us; smem %zu + %zu B; traced: %s\n", us_direct, chain.op(0).smem_bytes(),
+                      chain.op(1).smem_bytes(), bench::trace_summary(trace).c_str());
         }
         if (pass && us < best_us) {
           best_us = us;

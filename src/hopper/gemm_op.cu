@@ -161,6 +161,7 @@ TileShape PersistentOp::tile() const { return ready(work_).tile; }
 int PersistentOp::units() const { return ready(work_).units; }
 const WorkSchedule& PersistentOp::schedule() const { return ready(work_).sched; }
 int PersistentOp::ctas() const { return ready(work_).ctas; }
+size_t PersistentOp::smem_bytes() const { return ready(work_).kernel->smem_bytes(); }
 const GemmConfig& PersistentOp::config() const { return ready(work_).config; }
 void* PersistentOp::partials() const { return ready(work_).partials; }
 unsigned long long* PersistentOp::arrivals() const { return ready(work_).arrivals; }
@@ -195,7 +196,7 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
   i.kernel->launch(ctx.stream, ctx.pdl, i.ctas, sp);
 }
 
-void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger) const {
+void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger, TileTrace* trace) const {
   const Work& i = ready(work_);
   StageParams sp;
   sp.grid = i.grid;
@@ -203,6 +204,7 @@ void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.state = i.standalone_state;
   sp.order.kind = i.config.order;
   sp.flags = trigger ? kPdlTrigger : 0;
+  sp.trace = trace;
   i.kernel->launch(s, pdl, i.ctas, sp);
 }
 

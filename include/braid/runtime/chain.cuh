@@ -208,6 +208,10 @@ class Chain {
     BRAID_CUDA_CHECK(cudaMemcpy(base_, img.data(), bytes_, cudaMemcpyHostToDevice));
   }
 
+  // Stage i's trace records (ChainOptions::trace; null otherwise), for kernels launched outside
+  // Chain::run that should still be traced (PDL alone).
+  TileTrace* trace_buffer(int i) const { return d_trace_.empty() ? nullptr : d_trace_.at(size_t(i)); }
+
   // The trace of the latest run (ChainOptions::trace), sorted by start time.
   std::vector<TraceRecord> download_trace() const {
     std::vector<TraceRecord> out;

@@ -44,9 +44,10 @@ class GemmStage {
     if (choice_.is_skinny) skinny_.launch(ctx);
     else hopper_.launch(ctx);
   }
-  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const {
+  // trace: Hopper GEMMs only (the skinny GEMM records no per-tile trace when run plain).
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false, TileTrace* trace = nullptr) const {
     if (choice_.is_skinny) skinny_.run(s, pdl, trigger);
-    else hopper_.run(s, pdl, trigger);
+    else hopper_.run(s, pdl, trigger, trace);
   }
 
  private:

@@ -89,8 +89,8 @@ class Mlp {
 
   void run(cudaStream_t s) {
     if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
-      g1_.run(s, false, /*trigger=*/true);
-      g2_.run(s, /*pdl=*/true);
+      g1_.run(s, false, /*trigger=*/true, chain_->trace_buffer(0));
+      g2_.run(s, /*pdl=*/true, false, chain_->trace_buffer(1));
       return;
     }
     chain_->run(s, v_.ordering);

@@ -2,6 +2,7 @@
 // parameters (CUTLASS collective arguments -> params, i.e. the TMA descriptors) and launches.
 // Included only by the instantiation units in src/hopper/ (conv_device.cuh builds on it).
 #pragma once
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -12,12 +13,19 @@
 namespace braid::hopper {
 
 // Opts the kernel of `Traits` in to the dynamic shared memory its pipeline needs (over the 48 KB default).
+// BRAID_SMEM_CARVEOUT=<percent> (an experiment switch): also set the kernel's preferred L1/shared
+// carveout, so that every instantiation asks the SM for the same configuration.
 template <class Traits>
 void reserve_kernel_smem(const char* what) {
   cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        int(Traits::kSmemBytes));
   if (e != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": cannot reserve shared memory: " + cudaGetErrorString(e));
+  if (const char* c = std::getenv("BRAID_SMEM_CARVEOUT")) {
+    e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributePreferredSharedMemoryCarveout, std::atoi(c));
+    if (e != cudaSuccess)
+      throw std::runtime_error(std::string(what) + ": cannot set the shared memory carveout: " + cudaGetErrorString(e));
+  }
 }
 
 // One persistent launch of the kernel of `Traits` (PDL attribute when asked).

@@ -73,13 +73,15 @@ class PersistentOp {
   int units() const;  // work units (whole tiles and tile segments)
   const WorkSchedule& schedule() const;
   int ctas() const;   // persistent CTAs launched
+  size_t smem_bytes() const;  // the kernel's dynamic shared memory per CTA
   const GemmConfig& config() const;
 
   // As a stage of a braid::Chain: ctx.params must describe this op's grid and tile shape.
   void launch(const LaunchCtx& ctx) const;
   // Plain launch (no tile sync); pdl: launch as a programmatic dependent (the kernel then waits for
-  // its primary grid before loading). trigger: let the next kernel launch early (PDL).
-  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
+  // its primary grid before loading). trigger: let the next kernel launch early (PDL). trace: null, or a
+  // TileTrace per output tile (row-major) to record (timeline tool, e.g. Chain::trace_buffer).
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false, TileTrace* trace = nullptr) const;
 
   // The checks every problem shares: split count, CTA count, decomposition, order. "" when fine.
   static std::string check_schedule(const GemmConfig& c, int k_tiles);
