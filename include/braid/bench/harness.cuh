@@ -61,12 +61,16 @@ class Timer {
     if (flush_) cudaFree(flush_);
   }
   // Median time in microseconds of `work` (enqueued on the stream), with warm-up, L2 flushed before each.
-  double median_us(const std::function<void()>& work, int reps, int warmup = 5) {
+  // before: enqueued before each timed repetition, after the L2 eviction and outside the timed region
+  // (e.g. another kernel, so that each repetition starts with other code in the SMs' instruction caches).
+  double median_us(const std::function<void()>& work, int reps, int warmup = 5,
+                   const std::function<void()>& before = {}) {
     for (int i = 0; i < warmup; ++i) work();
     BRAID_CUDA_CHECK(cudaStreamSynchronize(s_));
     std::vector<float> t;
     for (int i = 0; i < reps; ++i) {
       if (flush_) evict_l2(i);
+      if (before) before();
       BRAID_CUDA_CHECK(cudaEventRecord(a_, s_));
       work();
       BRAID_CUDA_CHECK(cudaEventRecord(b_, s_));
