@@ -252,6 +252,16 @@ int main(int argc, char** argv) {
           if (i + j > 0) runs.push_back({variants[1], top1[i].second, top2[j].second});
       const ConvChainProblem prob{hopper::DType::F16, {N, H, W}, C, X, {{C, W1, B1, Y1, c1}, {C, W2, B2, Y2, c2}}};
       std::vector<__half> stream_bits(act), bits(act);
+      // The per-tile trace of a chain's second run (timeline tool; the first run warms it up).
+      auto record_trace = [&](const ConvChainProblem& pr, const ConvChainVariant& v) {
+        ConvChain traced(pr, v, ChainOptions{true, v.weights_first, 10000, true});
+        traced.run(s);
+        traced.check(s);
+        traced.chain().clear_trace(s);
+        traced.run(s);
+        traced.check(s);
+        return traced.chain().download_trace();
+      };
       double best_us = 1e30;
       std::string best_name;
       for (size_t vi = 0; vi < runs.size(); ++vi) {
@@ -286,13 +296,7 @@ int main(int argc, char** argv) {
         if (!trace_dir.empty() && (vi == 0 || v.pdl_only)) {
           const double us_direct = timer.median_us([&] { chain.run(s); }, reps, 5);
           chain.check(s);
-          ConvChain traced(run_prob, v, ChainOptions{true, v.weights_first, 10000, true});
-          traced.run(s);
-          traced.check(s);
-          traced.chain().clear_trace(s);
-          traced.run(s);
-          traced.check(s);
-          const auto trace = traced.chain().download_trace();
+          const auto trace = record_trace(run_prob, v);
           const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + "-" + rc1.name() + "+" +
                                    rc2.name() + ".csv";
           bench::write_trace_csv(path, trace);
@@ -329,14 +333,8 @@ int main(int argc, char** argv) {
       if (!trace_dir.empty())
         for (const ConvChainVariant& v : variants) {
           if (v.ordering == Ordering::StreamOrder) continue;
-          ConvChain chain(prob, v, ChainOptions{true, v.weights_first, 10000, true});
-          chain.run(s);
-          chain.check(s);
-          chain.chain().clear_trace(s);
-          chain.run(s);
-          chain.check(s);
           const std::string path = trace_dir + "/trace-conv-" + shape_tag + "-" + v.name() + ".csv";
-          bench::write_trace_csv(path, chain.chain().download_trace());
+          bench::write_trace_csv(path, record_trace(prob, v));
         }
       double best_peer = 1e30;
       for (auto [it, end] = peers.equal_range(shape); it != end; ++it) {
