@@ -343,14 +343,10 @@ int main(int argc, char** argv) {
         }
         if (!trace_dir.empty() && v.ordering != Ordering::StreamOrder) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
-          tb.run(s);
-          tb.check(s);
-          tb.chain().clear_trace(s);
-          tb.run(s);
-          tb.check(s);
+          const auto trace = bench::record_trace(tb, s);
           std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
                             v.name() + (v.qkv.order() == OrderKind::RowMajor ? "-qkvrow" : "");
-          bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", tb.chain().download_trace());
+          bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", trace);
         }
       } catch (const std::exception& e) {
         all_pass = false;

@@ -255,12 +255,7 @@ int main(int argc, char** argv) {
       // The per-tile trace of a chain's second run (timeline tool; the first run warms it up).
       auto record_trace = [&](const ConvChainProblem& pr, const ConvChainVariant& v) {
         ConvChain traced(pr, v, ChainOptions{true, v.weights_first, 10000, true});
-        traced.run(s);
-        traced.check(s);
-        traced.chain().clear_trace(s);
-        traced.run(s);
-        traced.check(s);
-        return traced.chain().download_trace();
+        return bench::record_trace(traced, s);
       };
       double best_us = 1e30;
       std::string best_name;

@@ -581,14 +581,9 @@ int main(int argc, char** argv) {
             if (vi >= variants.size() || (vi == pick && pick <= 1)) continue;
             const MlpVariant& v = variants[vi];
             Mlp mt(problem_for(v), v, ChainOptions{true, v.weights_first, 10000, true});
-            mt.run(s);
-            mt.check(s);
-            mt.chain().clear_trace(s);
-            mt.run(s);
-            mt.check(s);
+            const auto trace = bench::record_trace(mt, s);
             const std::string path = trace_dir + "/trace-mlp-" + model + "-T" + std::to_string(T) + "-" +
                                      (vi == 0 ? "stream" : vi == 1 ? "pdl-only" : "pick") + ".csv";
-            const auto trace = mt.chain().download_trace();
             bench::write_trace_csv(path, trace);
             std::printf("  wrote %s (%s)\n    %s\n", path.c_str(), v.name().c_str(), bench::trace_summary(trace).c_str());
           }

@@ -218,6 +218,18 @@ inline void write_trace_csv(const std::string& path, const std::vector<TraceReco
   std::fclose(f);
 }
 
+// The per-tile trace of a traced workload's second run (the first warms it up): any workload with
+// run(stream), check(stream) and chain() built with ChainOptions::trace (ConvChain, Mlp, AttentionBlock).
+template <class Workload>
+std::vector<TraceRecord> record_trace(Workload& w, cudaStream_t s) {
+  w.run(s);
+  w.check(s);
+  w.chain().clear_trace(s);
+  w.run(s);
+  w.check(s);
+  return w.chain().download_trace();
+}
+
 // One line per stage of a traced run: when its first tile started and its last ended (relative to
 // the run's earliest start), the median tile time (start -> posted) and median mainloop, and the gap
 // between the previous stage's last end and this stage's first start (negative: they overlapped).
