@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   int N = 12288, K = 6144, reps = 20;
   std::string act = "none", dtype = "fp16", configs = "all";
   bool cublas = true, cutlass_streamk = false;
+#ifdef BRAID_HAVE_CUTLASS
+  std::vector<cutlass_sm90::GemmKernelShape> cutlass_shapes;  // CUTLASS kernels beyond the cooperative 128x128
+#endif
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -52,12 +55,27 @@ int main(int argc, char** argv) {
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--no-cublas") cublas = false;
     else if (a == "--cutlass-streamk") cutlass_streamk = true;
+#ifdef BRAID_HAVE_CUTLASS
+    else if (a == "--cutlass-shapes") {
+      for (const auto& t : bench::split_list(next())) {
+        cutlass_sm90::GemmKernelShape k;
+        if (!cutlass_sm90::parse_kernel_shape(t, k)) {
+          std::fprintf(stderr, "error: unknown CUTLASS kernel shape '%s' (pp-128x128, pp-128x128-c2, pp-64x256, "
+                       "coop-128x256, coop-128x256-c2, coop-256x128-c2)\n", t.c_str());
+          return 2;
+        }
+        cutlass_shapes.push_back(k);
+      }
+    }
+#endif
     else {
       std::fprintf(stderr,
                    "usage: braid-gemm --m M1,M2 --n N --k K [--act none|gelu] [--dtype fp16|bf16] "
                    "[--configs NAME,... | all | none] [--reps N] [--no-cublas]\n"
                    "                  [--cutlass-streamk]   (also CUTLASS's Stream-K kernel: it hung on the H100 at\n"
-                   "                                         M=256 N=12288 K=6144, CUTLASS 4.2; see bench/results)\n");
+                   "                                         M=256 N=12288 K=6144, CUTLASS 4.2; see bench/results)\n"
+                   "                  [--cutlass-shapes pp-128x128,coop-128x256-c2,...]  (CUTLASS's kernels in other\n"
+                   "                                         tile/cluster/schedule shapes, plain epilogue only)\n");
       return 2;
     }
   }
@@ -152,13 +170,20 @@ int main(int argc, char** argv) {
         report("cublaslt-best", us, err, "(" + std::to_string(g.algos_tried) + " algorithms)");
       }
 #ifdef BRAID_HAVE_CUTLASS
-      if (cublas && !bf16)  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
-        for (bool sk : {false, true}) {
-          if (sk && !cutlass_streamk) continue;
+      if (cublas && !bf16) {  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
+        std::vector<std::pair<bool, cutlass_sm90::GemmKernelShape>> kernels = {
+            {false, cutlass_sm90::GemmKernelShape::Cooperative128x128}};
+        if (cutlass_streamk) kernels.push_back({true, cutlass_sm90::GemmKernelShape::Cooperative128x128});
+        for (auto k : cutlass_shapes) kernels.push_back({false, k});
+        for (auto [sk, shape] : kernels) {
           cutlass_sm90::Gemm g;
           const std::string why = g.prepare({static_cast<const __half*>(A), static_cast<const __half*>(B),
-                                             static_cast<__half*>(D), M, N, K, gelu, sk});
-          if (!why.empty()) continue;
+                                             static_cast<__half*>(D), M, N, K, gelu, sk, shape});
+          if (!why.empty()) {
+            if (shape != cutlass_sm90::GemmKernelShape::Cooperative128x128)
+              std::printf("  M=%-5d cutlass-%-22s skipped: %s\n", M, cutlass_sm90::kernel_shape_name(shape), why.c_str());
+            continue;
+          }
           BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
           g.run(s);
           BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -166,6 +191,7 @@ int main(int argc, char** argv) {
           const double us = timer.median_us([&] { g.run(s); }, reps);
           report(g.name(), us, err, "");
         }
+      }
 #endif
       std::vector<std::string> names;
       if (configs == "all") {

@@ -11,6 +11,23 @@
 
 namespace braid::cutlass_sm90 {
 
+// The kernel: CUTLASS's cooperative 128x128x64 (two consumer warpgroups share a tile; the MLP peer),
+// or another tile/cluster/schedule, to see what CUTLASS's collectives reach on a shape (braid-gemm
+// --cutlass-shapes; plain epilogue, data-parallel, no PDL).
+enum class GemmKernelShape {
+  Cooperative128x128,
+  Pingpong128x128,          // two consumer warpgroups, a 128x128 tile each, mainloops and epilogues alternating
+  Pingpong128x128Cluster2,  // the same in 2x1 clusters (B multicast)
+  Pingpong64x256,
+  Cooperative128x256,
+  Cooperative128x256Cluster2,
+  Cooperative256x128Cluster2,
+};
+// "coop-128x128", "pp-128x128", "pp-128x128-c2", "pp-64x256", "coop-128x256", "coop-128x256-c2",
+// "coop-256x128-c2"; parse returns false on an unknown name.
+const char* kernel_shape_name(GemmKernelShape k);
+bool parse_kernel_shape(const std::string& name, GemmKernelShape& k);
+
 struct GemmProblem {
   const __half* A = nullptr;
   const __half* B = nullptr;
@@ -18,6 +35,7 @@ struct GemmProblem {
   int M = 0, N = 0, K = 0;
   bool gelu = false;
   bool stream_k = false;  // CUTLASS's Stream-K tile scheduler instead of its data-parallel one
+  GemmKernelShape shape = GemmKernelShape::Cooperative128x128;  // other shapes: data-parallel only
 };
 
 class Gemm {

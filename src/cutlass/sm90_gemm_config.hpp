@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
@@ -30,18 +31,24 @@ using TileShape = Shape<_128, _128, _64>;
 using ClusterShape = Shape<_1, _1, _1>;
 
 // Scheduler: void (CUTLASS's persistent data-parallel tile scheduler) or cutlass::gemm::StreamKScheduler.
-template <template <class> class Act, class Scheduler = void>
+// Tile_, Cluster_, KernelSchedule, EpilogueSchedule: the kernel's shape (GemmKernelShape in
+// sm90_gemm.hpp; cooperative 128x128 by default).
+template <template <class> class Act, class Scheduler = void, class Tile_ = TileShape, class Cluster_ = ClusterShape,
+          class KernelSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+          class EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative>
 struct Config {
+  using TileShape = Tile_;
+  using ClusterShape = Cluster_;
   using Fusion = cutlass::epilogue::fusion::LinCombEltAct<Act, Element, float, Element, float>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, Element, Layout, kAlign, Element, Layout, kAlign,
-      cutlass::epilogue::TmaWarpSpecializedCooperative, Fusion>::CollectiveOp;
+      EpilogueSchedule, Fusion>::CollectiveOp;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Layout, kAlign, Element, Layout, kAlign, float,
       TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
-      cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+      KernelSchedule>::CollectiveOp;
   using Kernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, Scheduler>;
   using Device = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
@@ -61,7 +68,7 @@ struct Config {
   }
 };
 
-// One scheduler's plain and GeLU kernels, prepared for one problem.
+// One configuration's plain and GeLU kernels, prepared for one problem.
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -69,7 +76,15 @@ class Runner {
   virtual cutlass::Status run(cudaStream_t s, bool pdl) = 0;
 };
 
-// The two device adapters of a scheduler and their workspace.
+// A configuration without a GeLU kernel (GeluC = NoGelu): the GEMM shapes compared with braid's
+// tiles are instantiated plain only, to keep the build short.
+struct NoGelu {
+  struct Device {
+    cutlass::Status run(cudaStream_t, void*, bool) { return cutlass::Status::kErrorNotSupported; }
+  };
+};
+
+// The two device adapters of a configuration and their workspace.
 template <class PlainC, class GeluC>
 class RunnerOf final : public Runner {
  public:
@@ -78,7 +93,12 @@ class RunnerOf final : public Runner {
   }
   std::string prepare(const GemmProblem& p) override {
     gelu_ = p.gelu;
-    return p.gelu ? prepare_one<GeluC>(gelu_dev_, p) : prepare_one<PlainC>(plain_dev_, p);
+    if constexpr (std::is_same_v<GeluC, NoGelu>) {
+      if (p.gelu) return "this CUTLASS kernel shape is built without a GeLU epilogue";
+      return prepare_one<PlainC>(plain_dev_, p);
+    } else {
+      return p.gelu ? prepare_one<GeluC>(gelu_dev_, p) : prepare_one<PlainC>(plain_dev_, p);
+    }
   }
   cutlass::Status run(cudaStream_t s, bool pdl) override {
     return gelu_ ? gelu_dev_.run(s, nullptr, pdl) : plain_dev_.run(s, nullptr, pdl);
@@ -110,5 +130,6 @@ class RunnerOf final : public Runner {
 
 std::unique_ptr<Runner> make_data_parallel_runner();  // sm90_gemm.cu
 std::unique_ptr<Runner> make_stream_k_runner();       // sm90_gemm_streamk.cu
+std::unique_ptr<Runner> make_shape_runner(GemmKernelShape shape);  // sm90_gemm_shapes.cu (data-parallel, no PDL)
 
 }  // namespace braid::cutlass_sm90::detail

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What CUTLASS's own sm90 kernels reach on the MLP GEMM shapes in other tile/cluster/schedule shapes
+# (cooperative 128x256 / 256x128, pingpong 128x128 / 64x256, 2x1 clusters) next to braid's best tiles
+# and cuBLASLt, in one call; then the kernels cuBLASLt's candidates launch (ncu: name, grid, block,
+# cluster, registers, shared memory, duration), to see which tile shape the fastest one uses.
+#   BIN=/tmp/bin OUT=dir BRAID_COMMIT=<hash> [MS=384,768,1024,2048] [SHAPES=...] [CONFIGS=...] bash bench/device/gemm-shapes.sh
+set -uo pipefail
+BIN=${BIN:-build/tools}
+OUT=${OUT:-/tmp/gemm-shapes}
+MS=${MS:-384,768,1024,2048}
+SHAPES=${SHAPES:-pp-128x128,pp-128x128-c2,pp-64x256,coop-128x256,coop-128x256-c2,coop-256x128-c2}
+CONFIGS=${CONFIGS:-128x128,128x256,128x128-direct-streamk,128x256-streamk}
+mkdir -p "$OUT"
+log="$OUT/gemm-shapes.log"
+{
+  echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"
+  echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
+  echo "# command: BIN=$BIN MS=$MS SHAPES=$SHAPES CONFIGS=$CONFIGS bash bench/device/gemm-shapes.sh"
+} > "$log"
+# (name N K): GPT-3 W1 / W2, LLaMA W1 (gate|up) / W2
+for shape in "gpt3-w1 6144 12288" "gpt3-w2 12288 6144" "llama-w1 5504 8192" "llama-w2 8192 2752"; do
+  set -- $shape
+  echo "== $1 N=$2 K=$3" | tee -a "$log"
+  timeout ${SHAPE_LIMIT:-120} "$BIN/braid-gemm" --m "$MS" --n "$2" --k "$3" --configs "$CONFIGS" \
+    --cutlass-shapes "$SHAPES" --reps ${REPS:-20} 2>&1 | tee -a "$log"
+done
+# cuBLASLt's candidates as launched (braid-gemm tries up to 8 heuristic algorithms, then times the best).
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+if [ -x "$NCU" ] && [ "${NCU_SHAPES:-1}" != 0 ]; then
+  for shape in "gpt3-w1 6144 12288 768" "gpt3-w2 12288 6144 1024" "gpt3-w2 12288 6144 2048" "llama-w1 5504 8192 512"; do
+    set -- $shape
+    echo "== cuBLASLt kernels: $1 M=$4 N=$2 K=$3" | tee -a "$log"
+    timeout ${NCU_LIMIT:-90} "$NCU" --clock-control none --kernel-name "regex:nvjet|xmma|gemm_kernel|Kernel2" --launch-count 24 \
+      --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__registers_per_thread,launch__shared_mem_per_block \
+      --csv "$BIN/braid-gemm" --m "$4" --n "$2" --k "$3" --configs none --reps 3 2>/dev/null \
+      | python3 -c '
+import csv, sys
+rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
+if not rows: sys.exit(0)
+h = rows[0]; ki = h.index("Kernel Name"); mi = h.index("Metric Name"); vi = h.index("Metric Value"); ii = h.index("ID")
+by = {}
+for r in rows[1:]:
+    by.setdefault((r[ii], r[ki]), {})[r[mi]] = r[vi]
+for (i, k), m in by.items():
+    print("  %-4s %-14s grid %-6s block %-4s cluster %sx%s regs %-4s smem %-7s %s" % (i, m.get("gpu__time_duration.sum", "?"),
+          m.get("launch__grid_size", "?"), m.get("launch__block_size", "?"), m.get("launch__cluster_dim_x", "?"),
+          m.get("launch__cluster_dim_y", "?"), m.get("launch__registers_per_thread", "?"),
+          m.get("launch__shared_mem_per_block", "?"), k[:110]))
+' | tee -a "$log"
+  done
+fi
