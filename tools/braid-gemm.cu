@@ -205,6 +205,8 @@ int main(int argc, char** argv) {
           for (const char* name : {"128x128-mc2", "128x256-mc2", "128x128-mc2-streamk", "128x256-mc2-streamk",
                                    "128x128-mc2-rowmajor", "128x256-mc2-rowmajor"})
             names.push_back(name);
+        for (const char* name : {"128x128-pp", "128x128-pp-rowmajor"})  // pingpong warpgroups
+          names.push_back(name);
       } else if (configs != "none") {
         names = bench::split_list(configs);
       }

@@ -14,7 +14,7 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_op_read.sum,lts__t_sector_op_read_hit_rate.pct,smsp__inst_executed.sum,launch__grid_size,launch__cluster_dim_x,launch__registers_per_thread
 echo "== M=$M N=$N K=$K (braid $CONFIGS, CUTLASS coop-128x128 + $SHAPES, cuBLASLt's first candidates)"
 # skip the first launches of each kernel (the correctness run, warm-up): take the 4th
-timeout ${NCU_LIMIT:-240} "$NCU" --clock-control none --kernel-name "regex:hopper_gemm|device_kernel|nvjet|xmma" \
+timeout ${NCU_LIMIT:-240} "$NCU" --clock-control none --kernel-name "regex:${KERNELS:-hopper_gemm|device_kernel}" \
   --launch-count ${LAUNCHES:-40} --metrics $METRICS --csv \
   "$BIN/braid-gemm" --m $M --n $N --k $K --configs "$CONFIGS" --cutlass-shapes "$SHAPES" --reps 3 2>/dev/null \
   | python3 -c '

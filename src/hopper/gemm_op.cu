@@ -19,9 +19,16 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_mc2();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
 
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast) {
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
+                                                 bool pingpong) {
   const bool f16 = dtype == DType::F16;
+  if (pingpong) {
+    if (multicast != 1 || staged || tile_m != 128 || tile_n != 128) return nullptr;
+    return f16 ? make_gemm_kernel_f16_128_pp() : make_gemm_kernel_bf16_128_pp();
+  }
   if (multicast != 1) {
     if (multicast != 2 || !f16 || tile_m != 128 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
     if (tile_n == 128) return make_gemm_kernel_f16_128_mc2();
@@ -80,6 +87,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   if (c.multicast != 1 && c.multicast != 2)
     return "-mc<N>: B is multicast to clusters of 2 CTAs (got " + std::to_string(c.multicast) + ")";
+  if (c.pingpong && (c.splits > 1 || c.stream_k || c.multicast > 1))
+    return "pingpong (-pp) warpgroups take whole tiles: data-parallel only, without split-K, stream-K or "
+           "multicast (got " + c.name() + ")";
+  if (c.pingpong && c.store == EpilogueStore::Staged)
+    return "pingpong (-pp) tiles store directly (no staging buffer per warpgroup): drop -staged (" + c.name() + ")";
   if (c.multicast > 1 && (c.reduce_scatter || c.dsmem_reduce))
     return "-mc2 runs a cluster's CTAs on adjacent tiles over the same k-steps; reduce-scatter (-rs, -dsm) needs "
            "the segments of one tile co-scheduled instead: pick one (" + c.name() + ")";
@@ -188,6 +200,9 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
                                 " CTAs on vertically adjacent tiles: it needs static dispatch and a row- or "
                                 "column-major order (got " + (sp.has(kDynamicOrder) ? "dynamic dispatch" : "a table order") +
                                 ")");
+  if (sp.has(kDynamicOrder) && i.config.pingpong)
+    throw std::invalid_argument(what + ": " + i.config.name() + ": pingpong warpgroups take alternate units of a "
+                                "static schedule -- dynamic (ticket) dispatch is not supported with -pp");
   if (sp.has(kDynamicOrder) && i.sched.kind == Decomposition::StreamK)
     throw std::invalid_argument(what + ": dynamic (ticket) dispatch hands out whole units; stream-K's tail "
                                 "segments are bound to their CTAs -- use data-parallel or split-K");
@@ -227,11 +242,12 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast);
+  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
-           (c.multicast > 1 ? " multicasting B to clusters of " + std::to_string(c.multicast) : "");
+           (c.multicast > 1 ? " multicasting B to clusters of " + std::to_string(c.multicast) : "") +
+           (c.pingpong ? " in pingpong warpgroups (128x128 only)" : "");
   GemmKernelBase* kernel = k.get();
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;

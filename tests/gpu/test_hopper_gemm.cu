@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "braid/bench/half_bits.hpp"
@@ -398,6 +399,55 @@ struct MlpBuffers {
   MlpBuffers(int T, int H, int F, int F1) : X(size_t(T) * H), W1(size_t(H) * F1), W2(size_t(F) * H), Hid(size_t(T) * F), Y(size_t(T) * H) {}
 };
 
+// Pingpong warpgroups (GemmConfig::pingpong) run each tile's MMAs in one warpgroup (two 64-row atoms)
+// instead of two: the same wgmma sequence per output element, so the bits of the cooperative 128x128
+// kernel with the same (direct) store -- for ragged M/N/K, one row tile, an odd and an even number of
+// units per CTA (few CTAs: many rounds, the last unit's warpgroup alternating), row- and column-major
+// orders, None / GeLU / SwiGLU, fp16 and bf16, repeated runs with D poisoned. What pingpong cannot run
+// is refused.
+TEST_F(HopperTest, PingpongIsBitIdenticalToCooperative) {
+  std::mt19937 rng(37);
+  int checked = 0;
+  for (DType dt : {DType::F16, DType::BF16})
+    for (auto [M, N, K] : {std::tuple{300, 1032, 1544}, std::tuple{100, 512, 64}, std::tuple{513, 768, 2048}}) {
+      Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+      A.random(rng, 1.0f, dt);
+      B.random(rng, 2.0f / std::sqrt(float(K)), dt);
+      for (int variant = 0; variant < 4; ++variant) {
+        GemmConfig coop{128, 1, 0};
+        coop.store = EpilogueStore::Direct;
+        if (variant == 1) coop.ctas = 5;  // many rounds per CTA
+        if (variant == 2) coop.order = OrderKind::RowMajor;
+        if (variant == 3) coop.ctas = 4;
+        GemmConfig pp = coop;
+        pp.pingpong = true;
+        pp.store = EpilogueStore::Default;
+        const Activation act = variant == 1 ? Activation::GeLU : variant == 3 && N % 128 == 0 ? Activation::SwiGLU : Activation::None;
+        SCOPED_TRACE(pp.name() + " " + dtype_name(dt) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                     " K=" + std::to_string(K) + " " + activation_name(act));
+        const GemmArgs args{dt, A.d, B.d, D.d, M, N, K, act};
+        GemmOp g_coop, g_pp;
+        ASSERT_EQ(g_coop.prepare(args, coop), "");
+        ASSERT_EQ(g_pp.prepare(args, pp), "");
+        EXPECT_EQ(g_pp.ctas(), g_coop.ctas());
+        expect_same_bits(g_coop, g_pp, D, size_t(M) * (act == Activation::SwiGLU ? N / 2 : N), 3);
+        if (HasFatalFailure()) return;
+        ++checked;
+      }
+    }
+  EXPECT_EQ(checked, 24);
+  const int M = 256, N = 512, K = 512;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, Activation::None};
+  for (const char* bad : {"128x256-pp", "64x128-pp", "128x128-pp-sk2", "128x128-pp-streamk", "128x128-pp-mc2",
+                          "128x128-staged-pp"}) {
+    GemmConfig c;
+    ASSERT_EQ(parse_gemm_config(bad, c), "") << bad;
+    GemmOp g;
+    EXPECT_NE(g.prepare(args, c), "") << bad << " was accepted";
+  }
+}
+
 std::vector<MlpVariant> sync_variants() {
   std::vector<MlpVariant> v;
   for (auto s : {MlpVariant::Sync::TileSync, MlpVariant::Sync::RowSync})
@@ -448,6 +498,16 @@ std::vector<MlpVariant> sync_variants() {
   multicast_row.ordering = Ordering::WaitKernel;
   multicast_row.g1.hopper.tile_n = 256;
   v.push_back(multicast_row);
+  MlpVariant pingpong;  // pingpong warpgroups in both GEMMs (posts from alternating warpgroups), few CTAs in GEMM 2
+  pingpong.g1.hopper.pingpong = pingpong.g2.hopper.pingpong = true;
+  pingpong.g2.hopper.ctas = 7;
+  v.push_back(pingpong);
+  MlpVariant pingpong_row = pingpong;  // RowSync, wait kernel, row-major orders, a cooperative producer
+  pingpong_row.sync = MlpVariant::Sync::RowSync;
+  pingpong_row.ordering = Ordering::WaitKernel;
+  pingpong_row.g1.hopper.pingpong = false;
+  pingpong_row.g1.hopper.order = pingpong_row.g2.hopper.order = OrderKind::RowMajor;
+  v.push_back(pingpong_row);
   return v;
 }
 

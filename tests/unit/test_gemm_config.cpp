@@ -29,6 +29,9 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig dsm{128, 2, 0, OrderKind::RowMajor};  // split 2 exchanged in clusters
   dsm.dsmem_reduce = true;
   configs.push_back(dsm);
+  GemmConfig pp{128, 1, 0, OrderKind::RowMajor};  // pingpong warpgroups
+  pp.pingpong = true;
+  configs.push_back(pp);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -42,6 +45,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.segments_wait_for_peers(), c.reduce_scatter || c.dsmem_reduce) << c.name();
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
+    EXPECT_EQ(back.pingpong, c.pingpong) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
@@ -72,5 +76,26 @@ TEST(GemmConfig, EpilogueStoreNamedOnlyWhereItDiffersFromTheTileDefault) {
   ASSERT_EQ(parse_gemm_config("64x64-staged-sk2-rowmajor", back), "");
   EXPECT_TRUE(back.staged());
   EXPECT_EQ(back.splits, 2);
+  EXPECT_EQ(back.order, OrderKind::RowMajor);
+}
+
+// Pingpong tiles store directly: "-pp" alone names them (their default store), a staged pingpong
+// configuration keeps its "-staged" so that GemmOp can refuse it by name.
+TEST(GemmConfig, PingpongStoresDirectly) {
+  GemmConfig pp;
+  pp.pingpong = true;
+  EXPECT_FALSE(pp.staged());
+  EXPECT_EQ(pp.name(), "128x128-pp");
+  pp.store = EpilogueStore::Direct;
+  EXPECT_EQ(pp.name(), "128x128-pp");
+  pp.store = EpilogueStore::Staged;
+  EXPECT_FALSE(pp.staged());
+  EXPECT_EQ(pp.name(), "128x128-staged-pp");
+  GemmConfig back;
+  ASSERT_EQ(parse_gemm_config("128x128-staged-pp", back), "");
+  EXPECT_TRUE(back.pingpong);
+  EXPECT_EQ(back.store, EpilogueStore::Staged);
+  ASSERT_EQ(parse_gemm_config("128x128-pp-rowmajor", back), "");
+  EXPECT_TRUE(back.pingpong);
   EXPECT_EQ(back.order, OrderKind::RowMajor);
 }

@@ -71,14 +71,24 @@ struct GemmConfig {
   // (128x128) fewer bytes per k-step. 1 = every CTA loads its own (gemm_kernel.cuh, produce).
   // Data-parallel, split-K (last arrival) or stream-K; static dispatch, row- or column-major order.
   int multicast = 1;
+  // Pingpong ("-pp"): the CTA's two consumer warpgroups take alternate tiles, a whole 128x128 tile
+  // each, so one warpgroup's epilogue runs while the other's MMAs keep the tensor cores busy
+  // (gemm_kernel.cuh). Cooperative (default): both warpgroups share each tile, and the tensor cores
+  // idle during its epilogue. Pingpong: 128x128 tiles, direct stores, data-parallel (no split-K,
+  // stream-K or multicast), static dispatch.
+  bool pingpong = false;
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
   // PDL or stream order only.
   bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
-  bool staged() const { return stages_epilogue(tile_m, tile_n, store); }
-  bool default_store() const { return staged() == stages_epilogue_by_default(tile_m, tile_n); }
+  // (Pingpong tiles store directly: -staged is refused, -direct is their default.)
+  bool staged() const { return !pingpong && stages_epilogue(tile_m, tile_n, store); }
+  bool default_store() const {
+    return pingpong ? store != EpilogueStore::Staged : staged() == stages_epilogue_by_default(tile_m, tile_n);
+  }
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
-           (default_store() ? "" : staged() ? "-staged" : "-direct") + (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
+           (default_store() ? "" : store == EpilogueStore::Staged ? "-staged" : "-direct") + (pingpong ? "-pp" : "") +
+           (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") +
            (multicast > 1 ? "-mc" + std::to_string(multicast) : std::string()) + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
@@ -87,7 +97,7 @@ struct GemmConfig {
 };
 
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor", "128x256-mc2"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x128-pp"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -122,6 +132,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 3, "dsm") == 0) {
       c.dsmem_reduce = true;
       p += 3;
+    } else if (text.compare(p, 2, "pp") == 0) {
+      c.pingpong = true;
+      p += 2;
     } else if (text.compare(p, 2, "mc") == 0) {
       p += 2;
       if (!number(c.multicast)) return "no cluster size after -mc in '" + text + "'";
@@ -135,7 +148,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -sk<N> -rs -dsm -mc<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

@@ -84,10 +84,11 @@ int max_active_clusters(int size) {
   return n;
 }
 
-template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
+          bool Pingpong = false>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM>;
+  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
@@ -121,6 +122,7 @@ class GemmKernel final : public GemmKernelBase {
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
   int multicast() const override { return Traits::kMulticast; }
+  bool pingpong() const override { return Traits::kPingpong; }
 
  private:
   typename Traits::Params params_{};

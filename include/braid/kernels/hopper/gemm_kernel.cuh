@@ -68,7 +68,11 @@ struct PostSlot {
 // What every instantiation of the kernel shares, given its collective mainloop: warp roles,
 // registers, shared storage. The GEMM and convolution traits add their Params and the index math
 // of their A operand (which rows and columns of a produced matrix a k-tile reads).
-template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1>
+// Pingpong (GemmConfig::pingpong): the two consumer warpgroups take alternate work units of the CTA,
+// each computing a whole TileM x TileN tile; while one runs its epilogue the other's mainloop keeps
+// the tensor cores busy (CUTLASS's pingpong kernel measured 97% tensor-pipe activity on the MLP
+// shapes, against 90% for braid's cooperative 128x128; bench/results/gemm-shapes-*).
+template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
@@ -87,10 +91,19 @@ struct WarpSpecializedTraits {
   using PipelineState = typename Mainloop::PipelineState;
 
   static constexpr int kProducerThreads = 128;  // one warpgroup; warp 0 lane 0 issues the TMA loads
-  static constexpr int kConsumerThreads = TileM == 128 ? 256 : 128;  // a warpgroup per 64 rows
+  static constexpr bool kPingpong = Pingpong;
+  // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
+  static constexpr int kConsumerThreads = Pingpong || TileM == 128 ? 256 : 128;
+  static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
-  static_assert(int(cute::size(TiledMma{})) == kConsumerThreads, "one consumer warpgroup per 64 tile rows");
+  static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
+  static_assert(!Pingpong || (!Staged && ClusterM == 1), "pingpong tiles store directly, without multicast");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
+  // A tile's threads (pingpong: warpgroup 1's own barrier; 9-12 are the post hand-off's).
+  static constexpr uint32_t tile_barrier(int wg) { return wg == 0 ? kConsumerBarrier : 13u; }
+  // Pingpong: warpgroup g arrives on mma_done_barrier(g) once it issued its unit's MMAs; the other
+  // syncs on it before its next unit's (see the consumer loop).
+  static constexpr uint32_t mma_done_barrier(int wg) { return wg == 0 ? 14u : 15u; }
   // The post hand-off (see PostSlot): full[s] = 9 + s (consumers arrive, the poster warp waits),
   // empty[s] = 11 + s (the poster arrives, consumer warp 0 waits).
   static constexpr uint32_t kPostFullBarrier = 9, kPostEmptyBarrier = 11;
@@ -99,8 +112,10 @@ struct WarpSpecializedTraits {
   // producer's share must hold its loop without spills (40 did not: its TMA issue starved the MMAs).
   // 128 * producer + 256 * consumer <= 65536.
   // 64-row tiles: 256 threads, 255 registers each without reallocation.
-  static constexpr int kProducerRegs = TileM == 128 && TileN == 256 ? 40 : 0;
-  static constexpr int kConsumerRegs = TileM == 128 && TileN == 256 ? 232 : 0;
+  // Pingpong: a consumer thread holds a whole 128 x 128 tile's share (128 accumulators), as 128 x 256.
+  static constexpr bool kBigAccumulators = (TileM == 128 && TileN == 256) || (Pingpong && TileM * TileN >= 128 * 128);
+  static constexpr int kProducerRegs = kBigAccumulators ? 40 : 0;
+  static constexpr int kConsumerRegs = kBigAccumulators ? 232 : 0;
 
   static constexpr bool kStagedEpilogue = Staged;
   struct SharedStorage {
@@ -122,7 +137,7 @@ struct WarpSpecializedTraits {
   // The cluster exchange (two segments) puts a share of the peer's quads -- half a tile of fp32 -- into
   // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
   static constexpr bool kClusterExchange =
-      ClusterM == 1 && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
+      ClusterM == 1 && !Pingpong && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
 
@@ -150,24 +165,29 @@ struct WarpSpecializedTraits {
 // ClusterM = 2: the collective's B copy is a TMA multicast across a cluster of two CTAs along M (each
 // loads half of the B tile for both), and its pipeline counts both CTAs' consumers before a stage
 // is refilled. The tile shape stays per CTA.
-template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor, int ClusterM = 1>
+// Pingpong: CUTLASS's pingpong policy builds the one-warpgroup MMA of a whole tile (TileM / 64 atoms
+// along M in one warpgroup).
+template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor, int ClusterM = 1,
+          bool Pingpong = false>
 using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
     LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
     cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
     cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
-    cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
-                        cutlass::gemm::KernelTmaWarpSpecialized>>::CollectiveOp;
+    cute::conditional_t<Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
+                        cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                                            cutlass::gemm::KernelTmaWarpSpecialized>>>::CollectiveOp;
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
-template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
+          bool Pingpong = false>
 struct GemmTraits
     : WarpSpecializedTraits<Element_, TileM, TileN,
-                            GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM>, Staged,
-                            ClusterM> {
+                            GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
+                            Staged, ClusterM, Pingpong> {
   using Base = WarpSpecializedTraits<Element_, TileM, TileN,
-                                     GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM>,
-                                     Staged, ClusterM>;
+                                     GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
+                                     Staged, ClusterM, Pingpong>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = false;
   struct Params : Base::ParamsBase {};
@@ -432,7 +452,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   if (warp_group == 0 && warp_in_group == 0) pp.role = Pipeline::ThreadCategory::Producer;
   if (warp_group > 0) pp.role = Pipeline::ThreadCategory::Consumer;
   pp.is_leader = (threadIdx.x % 128) == 0;
-  pp.num_consumers = Traits::kConsumerThreads;
+  pp.num_consumers = Traits::kTileThreads;  // the threads that consume (and release) one stage
   pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
   Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
   if (exchange) release_stages_locally(pipeline);
@@ -461,7 +481,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {
         const uint32_t slot = n & 1u;
-        ptx::named_barrier_sync(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
+        // (Pingpong: the warpgroups post alternate tiles, warpgroup g in slot g.)
+        ptx::named_barrier_sync(Traits::kPostFullBarrier + slot, Traits::kTileThreads + 32);
         const PostSlot ps = smem.post[slot];
         if (ps.done) break;
         if (lane == 0) {
@@ -482,7 +503,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
     if constexpr (Traits::kConsumerRegs > 0) cutlass::arch::warpgroup_reg_alloc<Traits::kConsumerRegs>();
-    const int t = threadIdx.x - Traits::kProducerThreads;  // 0..255
+    constexpr bool kPingpong = Traits::kPingpong;
+    constexpr int kTileThreads = Traits::kTileThreads;
+    // t: the thread's index among its tile's threads (cooperative: 0..255 or 0..127; pingpong: within
+    // its warpgroup `wg`, which takes the CTA's units wg, wg + 2, ...).
+    const int wg = kPingpong ? (threadIdx.x - Traits::kProducerThreads) / 128 : 0;
+    const int t = kPingpong ? (threadIdx.x - Traits::kProducerThreads) % 128 : threadIdx.x - Traits::kProducerThreads;
+    const uint32_t tile_barrier = Traits::tile_barrier(wg);
     typename Traits::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_thread_slice(t);
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
@@ -490,7 +517,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     PipelineState read;
     ScheduledUnit w;
     uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
-    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring);) {
+    uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
+    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring); ++n_units) {
+      if constexpr (kPingpong) {
+        if ((n_units & 1u) != uint32_t(wg)) {  // the other warpgroup's unit: skip its pipeline stages
+          read.advance(int(w.k_end - w.k_begin));
+          continue;
+        }
+      }
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);
@@ -499,7 +533,15 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         detail::prefetch_epilogue_inputs<kTileM>(p.residual, p.M, p.n_out, int(w.tile.y) * kTileM, n0_out,
                                                  tile_n_out, t);
       const auto bias = detail::load_tile_bias<Traits::kBias>(p.bias, accum, coord, p.n_out, n0_out);
+      // Pingpong: the warpgroups' mainloops run in unit order. A warpgroup that skipped the other's
+      // unit must not wait on a stage's full barrier before the producer loaded that stage's previous
+      // fill: the parity wait would pass a phase early, on stale data. Once the other warpgroup issued
+      // all of its unit's MMAs, every stage of that unit was loaded, so this one's waits are in phase.
+      // (It also keeps the warpgroups alternating: one's epilogue under the other's MMAs.)
+      if constexpr (kPingpong)
+        if (n_units > 0) ptx::named_barrier_sync(Traits::mma_done_barrier(wg ^ 1), 2 * kTileThreads);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
+      if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
       if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post
@@ -507,10 +549,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
 
       const int m0 = int(w.tile.y) * kTileM;
       detail::ColumnShare share = detail::ColumnShare::all(kTileN, tile_n_out);
-      const bool scatter = w.nseg > 1 && p.sched.reduce_scatter;
-      if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
-        if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase))
-          continue;
+      bool scatter = false;
+      if constexpr (!kPingpong) {  // (pingpong tiles are whole: data-parallel only, GemmOp checks)
+        scatter = w.nseg > 1 && p.sched.reduce_scatter;
+        if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
+          if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase))
+            continue;
+        }
       }
       // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
       // spill (ptxas: 132 bytes of spill loads; 72 with the staged path alone), and calling the other
@@ -527,7 +572,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
       // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
       // someone reads the tile's completion (posts, traces).
-      if (scatter && (posting || sp.trace != nullptr)) {
+      if (!kPingpong && scatter && (posting || sp.trace != nullptr)) {
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (t == 0) {
           const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);
@@ -539,13 +584,14 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if (posting) {
         // Hand the tile to the poster warp: every consumer thread's stores are ordered before its
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
-        const uint32_t slot = n_posted & 1u;
-        if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
+        // Pingpong: warpgroup g always uses slot g (the CTA's units, all posted, alternate).
+        const uint32_t slot = kPingpong ? uint32_t(wg) : n_posted & 1u;
+        if (n_posted >= (kPingpong ? 1u : 2u) && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
         if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start, t_mainloop};
-        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
+        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, kTileThreads + 32);
         ++n_posted;
       } else if (sp.trace != nullptr) {
-        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the tile's stores are done
+        ptx::named_barrier_sync(tile_barrier, kTileThreads);  // the tile's stores are done
         if (t == 0) {
           TileTrace& r = sp.trace[w.tile_lin];
           r.start_ns = t_start;
@@ -556,12 +602,27 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         }
       }
     }
+    // Pingpong: the last unit's arrival on its mma-done barrier has no next unit to meet it.
+    if constexpr (kPingpong)
+      if (n_units > 0 && ((n_units - 1) & 1u) != uint32_t(wg))
+        ptx::named_barrier_sync(Traits::mma_done_barrier(wg ^ 1), 2 * kTileThreads);
     if (posting) {  // the end marker, then the poster's last arrival (every arrive meets its wait)
-      const uint32_t slot = n_posted & 1u;
-      if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
-      if (t == 0) smem.post[slot].done = 1u;
-      ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, Traits::kConsumerThreads + 32);
-      if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + (slot ^ 1u), 64);
+      if constexpr (kPingpong) {
+        // The poster expects the marker in the slot after the last post: every unit was posted
+        // (data-parallel), so the warpgroup whose turn is unit n_units sends it. Each warpgroup
+        // first takes the poster's arrival for its own last post.
+        if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + uint32_t(wg), 64);
+        if ((n_units & 1u) == uint32_t(wg)) {
+          if (t == 0) smem.post[wg].done = 1u;
+          ptx::named_barrier_arrive(Traits::kPostFullBarrier + uint32_t(wg), kTileThreads + 32);
+        }
+      } else {
+        const uint32_t slot = n_posted & 1u;
+        if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
+        if (t == 0) smem.post[slot].done = 1u;
+        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, kTileThreads + 32);
+        if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + (slot ^ 1u), 64);
+      }
     }
   }
   if (clustered) cluster::sync();  // no CTA leaves while its peer may still address its shared memory

@@ -41,6 +41,8 @@ class KernelBase {
   virtual int max_active_clusters(int size) const = 0;
   // CTAs per cluster sharing B through TMA multicast (GemmConfig::multicast); 1 = none.
   virtual int multicast() const { return 1; }
+  // Whether the two consumer warpgroups take alternate tiles (GemmConfig::pingpong).
+  virtual bool pingpong() const { return false; }
 };
 
 class GemmKernelBase : public KernelBase {
@@ -55,7 +57,9 @@ class GemmKernelBase : public KernelBase {
 // (src/hopper/instances/*.cu); nullptr when there is none. Every tile has its default store
 // (stages_epilogue_by_default); the other store only where it was measured to matter (fp16 128x128
 // direct); B multicast in pairs only for the fp16 128-row tiles (the large-T MLP GEMMs).
-std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1);
+// Pingpong warpgroups (GemmConfig::pingpong): fp16 and bf16 128x128, direct stores.
+std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1,
+                                                 bool pingpong = false);
 
 // One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
 // split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and
