@@ -114,8 +114,12 @@ struct WarpSpecializedTraits {
   // 64-row tiles: 256 threads, 255 registers each without reallocation.
   // Pingpong: a consumer thread holds a whole 128 x 128 tile's share (128 accumulators), as 128 x 256.
   static constexpr bool kBigAccumulators = (TileM == 128 && TileN == 256) || (Pingpong && TileM * TileN >= 128 * 128);
-  static constexpr int kProducerRegs = kBigAccumulators ? 40 : 0;
-  static constexpr int kConsumerRegs = kBigAccumulators ? 232 : 0;
+  // Pingpong 128x128: 80 / 208 -- ptxas reports no spills, where 40 / 232 spilled 248 bytes (the
+  // producer's loop does not fit 40) and the pingpong kernel ran 20-30% slower than cooperative
+  // (bench/results/gemm-pingpong-*). 128x256 spills at every split tried (24-64 / 216-240).
+  static constexpr int kProducerRegs = !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
+  static constexpr int kConsumerRegs = !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
+  static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
   struct SharedStorage {
