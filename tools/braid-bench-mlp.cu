@@ -388,11 +388,8 @@ int main(int argc, char** argv) {
                     c.store = store;
                     try_config(c);
                     try_multicast(c);
-                    if (sk == 1 && tm == 128 && tn == 128 && store == hopper::EpilogueStore::Default) {
-                      GemmConfig pp = c;  // pingpong warpgroups: one's epilogue under the other's MMAs
-                      pp.pingpong = true;
-                      try_config(pp);
-                    }
+                    // (Pingpong warpgroups, -pp, are not tried: 1.14-1.22x slower per tile than
+                    // cooperative on every MLP shape, bench/results/gemm-pingpong-h100-20261123-16b7790.log.)
                     c.reduce_scatter = true;  // every segment reduces a share of its tile
                     if (sk > 1) try_config(c);
                     if (sk == 2 && c.staged()) {  // the same, the partials exchanged in clusters of two CTAs
