@@ -71,7 +71,8 @@ struct PostSlot {
 // Pingpong (GemmConfig::pingpong): the two consumer warpgroups take alternate work units of the CTA,
 // each computing a whole TileM x TileN tile; while one runs its epilogue the other's mainloop keeps
 // the tensor cores busy (CUTLASS's pingpong kernel measured 97% tensor-pipe activity on the MLP
-// shapes, against 90% for braid's cooperative 128x128; bench/results/gemm-shapes-*).
+// shapes, against 90% for braid's cooperative 128x128; bench/results/gemm-shapes-*). braid's pingpong
+// measured 1.14-1.22x slower per tile than its cooperative kernel (docs/hopper-gemm.md): not yet why.
 template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false>
 struct WarpSpecializedTraits {
   using Element = Element_;
