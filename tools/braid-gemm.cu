@@ -60,8 +60,10 @@ int main(int argc, char** argv) {
       for (const auto& t : bench::split_list(next())) {
         cutlass_sm90::GemmKernelShape k;
         if (!cutlass_sm90::parse_kernel_shape(t, k)) {
-          std::fprintf(stderr, "error: unknown CUTLASS kernel shape '%s' (pp-128x128, pp-128x128-c2, pp-64x256, "
-                       "coop-128x256, coop-128x256-c2, coop-256x128-c2)\n", t.c_str());
+          std::string known;
+          for (int i = 1; i < cutlass_sm90::kKernelShapes; ++i)  // (0: the default peer, always timed)
+            known += std::string(i > 1 ? ", " : "") + cutlass_sm90::kernel_shape_name(cutlass_sm90::GemmKernelShape(i));
+          std::fprintf(stderr, "error: unknown CUTLASS kernel shape '%s' (%s)\n", t.c_str(), known.c_str());
           return 2;
         }
         cutlass_shapes.push_back(k);

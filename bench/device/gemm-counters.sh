@@ -17,20 +17,8 @@ echo "== M=$M N=$N K=$K (braid $CONFIGS, CUTLASS coop-128x128 + $SHAPES, cuBLASL
 timeout ${NCU_LIMIT:-240} "$NCU" --clock-control none --kernel-name "regex:${KERNELS:-hopper_gemm|device_kernel}" \
   --launch-count ${LAUNCHES:-40} --metrics $METRICS --csv \
   "$BIN/braid-gemm" --m $M --n $N --k $K --configs "$CONFIGS" --cutlass-shapes "$SHAPES" --reps 3 2>/dev/null \
-  | python3 -c '
-import csv, sys
-rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
-if not rows: sys.exit("no ncu rows")
-h = rows[0]; ki = h.index("Kernel Name"); mi = h.index("Metric Name"); vi = h.index("Metric Value"); ii = h.index("ID")
-by = {}
-for r in rows[1:]:
-    by.setdefault((int(r[ii]), r[ki]), {})[r[mi]] = r[vi].replace(",", "")
-seen = {}
-names = {"gpu__time_duration.sum": "ns", "sm__cycles_elapsed.avg.per_second": "clk", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor%",
-         "dram__bytes_read.sum": "dramR", "dram__bytes_write.sum": "dramW", "lts__t_sectors_srcunit_tex_op_read.sum": "L2rd(tex)",
-         "lts__t_sectors_op_read.sum": "L2rd", "lts__t_sector_op_read_hit_rate.pct": "L2hit%", "smsp__inst_executed.sum": "inst",
-         "launch__grid_size": "grid", "launch__cluster_dim_x": "clu", "launch__registers_per_thread": "regs"}
-for (i, k), m in sorted(by.items()):
-    short = k.split("(")[0][:60]
-    print("  %3d %-60s " % (i, short) + " ".join("%s=%s" % (names[x], m.get(x, "?")) for x in names))
-'
+  | python3 "$(dirname "$0")/ncu_launches.py" ns=gpu__time_duration.sum clk=sm__cycles_elapsed.avg.per_second \
+      tensor%=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active dramR=dram__bytes_read.sum \
+      dramW=dram__bytes_write.sum "L2rd(tex)=lts__t_sectors_srcunit_tex_op_read.sum" L2rd=lts__t_sectors_op_read.sum \
+      L2hit%=lts__t_sector_op_read_hit_rate.pct inst=smsp__inst_executed.sum grid=launch__grid_size \
+      clu=launch__cluster_dim_x regs=launch__registers_per_thread

@@ -33,19 +33,8 @@ if [ -x "$NCU" ] && [ "${NCU_SHAPES:-1}" != 0 ]; then
     timeout ${NCU_LIMIT:-90} "$NCU" --clock-control none --kernel-name "regex:nvjet|xmma|gemm_kernel|Kernel2" --launch-count 24 \
       --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__registers_per_thread,launch__shared_mem_per_block \
       --csv "$BIN/braid-gemm" --m "$4" --n "$2" --k "$3" --configs none --reps 3 2>/dev/null \
-      | python3 -c '
-import csv, sys
-rows = [r for r in csv.reader(l for l in sys.stdin if l.startswith("\""))]
-if not rows: sys.exit(0)
-h = rows[0]; ki = h.index("Kernel Name"); mi = h.index("Metric Name"); vi = h.index("Metric Value"); ii = h.index("ID")
-by = {}
-for r in rows[1:]:
-    by.setdefault((r[ii], r[ki]), {})[r[mi]] = r[vi]
-for (i, k), m in by.items():
-    print("  %-4s %-14s grid %-6s block %-4s cluster %sx%s regs %-4s smem %-7s %s" % (i, m.get("gpu__time_duration.sum", "?"),
-          m.get("launch__grid_size", "?"), m.get("launch__block_size", "?"), m.get("launch__cluster_dim_x", "?"),
-          m.get("launch__cluster_dim_y", "?"), m.get("launch__registers_per_thread", "?"),
-          m.get("launch__shared_mem_per_block", "?"), k[:110]))
-' | tee -a "$log"
+      | python3 "$(dirname "$0")/ncu_launches.py" ns=gpu__time_duration.sum grid=launch__grid_size block=launch__block_size \
+          cluster_x=launch__cluster_dim_x cluster_y=launch__cluster_dim_y regs=launch__registers_per_thread \
+          smem=launch__shared_mem_per_block | tee -a "$log"
   done
 fi

@@ -27,7 +27,7 @@ const char* kernel_shape_name(GemmKernelShape k) {
 }
 
 bool parse_kernel_shape(const std::string& name, GemmKernelShape& k) {
-  for (int i = 0; i <= int(GemmKernelShape::Cooperative256x128Cluster2); ++i)
+  for (int i = 0; i < kKernelShapes; ++i)
     if (name == kernel_shape_name(GemmKernelShape(i))) {
       k = GemmKernelShape(i);
       return true;

@@ -23,6 +23,7 @@ enum class GemmKernelShape {
   Cooperative128x256Cluster2,
   Cooperative256x128Cluster2,
 };
+constexpr int kKernelShapes = int(GemmKernelShape::Cooperative256x128Cluster2) + 1;
 // "coop-128x128", "pp-128x128", "pp-128x128-c2", "pp-64x256", "coop-128x256", "coop-128x256-c2",
 // "coop-256x128-c2"; parse returns false on an unknown name.
 const char* kernel_shape_name(GemmKernelShape k);
