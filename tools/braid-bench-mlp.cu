@@ -262,14 +262,15 @@ int main(int argc, char** argv) {
                  hW2 = to_floats(dl(W2, size_t(F) * H), dt);
 #ifdef BRAID_HAVE_HOPPER
       // braid's SwiGLU GEMM reads W1 packed per tile width (gate and up columns of a tile side by side).
-      std::vector<void*> W1packed(3, nullptr);  // index: tile_n / 128
+      std::map<int, void*> W1packed;  // by tile width (the packing's block); only widths that divide 2F
       if (llama)
-        for (int tn : {128, 256}) {
+        for (int tn : {128, 192, 256}) {
+          if (F % (tn / 2) != 0) continue;  // (LLaMA's F = 2752: not 192-wide blocks)
           const auto raw = dl(W1, size_t(H) * F1);
           std::vector<uint16_t> packed(raw.size());
           hopper::pack_swiglu_columns(raw.data(), packed.data(), H, F, tn);
-          BRAID_CUDA_CHECK(cudaMalloc(&W1packed[tn / 128], packed.size() * 2));
-          BRAID_CUDA_CHECK(cudaMemcpy(W1packed[tn / 128], packed.data(), packed.size() * 2, cudaMemcpyHostToDevice));
+          BRAID_CUDA_CHECK(cudaMalloc(&W1packed[tn], packed.size() * 2));
+          BRAID_CUDA_CHECK(cudaMemcpy(W1packed[tn], packed.data(), packed.size() * 2, cudaMemcpyHostToDevice));
         }
 #endif
       for (int T : tokens) {
@@ -343,7 +344,12 @@ int main(int argc, char** argv) {
         using workloads::MlpVariant;
         const hopper::DType hdt = dt == DT::F16 ? hopper::DType::F16 : hopper::DType::BF16;
         const Activation act1 = llama ? Activation::SwiGLU : Activation::GeLU;
-        auto w1_for = [&](const workloads::GemmChoice& c) -> const void* { return llama ? W1packed[c.swiglu_pack() / 128] : W1; };
+        // (nullptr where W1 has no packing for the tile width: GemmOp refuses the configuration)
+        auto w1_for = [&](const workloads::GemmChoice& c) -> const void* {
+          if (!llama) return W1;
+          const auto it = W1packed.find(c.swiglu_pack());
+          return it == W1packed.end() ? nullptr : it->second;
+        };
         // ---- braid step 1: each GEMM's tile width and split-K, timed alone in stream order
         auto search = [&](bool first) {
           std::vector<std::pair<double, workloads::GemmChoice>> found;
@@ -361,9 +367,11 @@ int main(int argc, char** argv) {
           // The weight-streaming GEMM for few tokens.
           if (T <= skinny::kMaxRows)
             for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
-          for (int tm : {128, 64})
-            for (int tn : {128, 256}) {
+          for (int tm : {192, 128, 64})
+            for (int tn : {128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
+              // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
+              if ((tm == 192 && (tn == 256 || T <= 128)) || (tm == 64 && tn == 192)) continue;
               const int cols = first && llama ? tn / 2 : tn;
               const int tiles = ((T + tm - 1) / tm) * ((Nout + cols - 1) / cols);
               for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
@@ -593,8 +601,7 @@ int main(int argc, char** argv) {
       }
       for (void* p : {X, W1, W2, Hbuf, A, Y, Ybase}) cudaFree(p);
 #ifdef BRAID_HAVE_HOPPER
-      for (void* p : W1packed)
-        if (p) cudaFree(p);
+      for (auto& packed : W1packed) cudaFree(packed.second);
 #endif
     }
     if (!csv.empty()) {

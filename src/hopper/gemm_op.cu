@@ -21,6 +21,9 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192();
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
                                                  bool pingpong) {
@@ -43,6 +46,10 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   if (tile_m == 128 && tile_n == 256) return f16 ? make_gemm_kernel_f16_256() : make_gemm_kernel_bf16_256();
   if (tile_m == 64 && tile_n == 128) return f16 ? make_gemm_kernel_f16_64x128() : make_gemm_kernel_bf16_64x128();
   if (tile_m == 64 && tile_n == 256) return f16 ? make_gemm_kernel_f16_64x256() : make_gemm_kernel_bf16_64x256();
+  // Tiles that fit the SM count on the MLP shapes (fp16 only so far).
+  if (f16 && tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192();
+  if (f16 && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128();
+  if (f16 && tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192();
   return nullptr;
 }
 
@@ -232,8 +239,10 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
     return "K and N must be multiples of 8 (16-byte TMA rows); got K=" + std::to_string(a.K) +
            " N=" + std::to_string(a.N);
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
-  if (c.tile_n != 128 && c.tile_n != 256) return "tile_n must be 128 or 256 (got " + std::to_string(c.tile_n) + ")";
-  if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
+  if (c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
+    return "tile_n must be 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)
+    return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
   if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)
     return "SwiGLU needs N (gate|up, packed) to be a multiple of tile_n=" + std::to_string(c.tile_n) + "; got N=" +
            std::to_string(a.N);

@@ -115,6 +115,15 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 128, 1, Activation::GeLU, 300, 392, 520, false, 0, 128, EpilogueStore::Direct},
       {DType::F16, 128, 3, Activation::SwiGLU, 130, 512, 448, false, 0, 128, EpilogueStore::Direct},
       {DType::F16, 128, 1, Activation::None, 257, 384, 1024, true, 5, 128, EpilogueStore::Direct},
+      // tiles that fit the SM count (fp16): 192 rows (three consumer warpgroups) and/or 192 columns
+      {DType::F16, 192, 1, Activation::None, 300, 392, 520, false, 0, 192},   // ragged M, N, K
+      {DType::F16, 192, 2, Activation::GeLU, 450, 576, 1024, false, 0, 192},  // split-K
+      {DType::F16, 192, 1, Activation::SwiGLU, 200, 768, 448, false, 0, 192},
+      {DType::F16, 192, 1, Activation::GeLU, 385, 960, 704, true, 7, 192},   // stream-K
+      {DType::F16, 128, 3, Activation::SwiGLU, 130, 512, 448, false, 0, 192},
+      {DType::F16, 128, 1, Activation::None, 1, 256, 320, true, 0, 192},
+      {DType::F16, 192, 1, Activation::GeLU, 129, 600, 520, false, 0, 128},  // 128x192
+      {DType::F16, 192, 1, Activation::SwiGLU, 260, 768, 512, true, 5, 128},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -509,6 +518,19 @@ std::vector<MlpVariant> sync_variants() {
   pingpong_row.g1.hopper.pingpong = false;
   pingpong_row.g1.hopper.order = pingpong_row.g2.hopper.order = OrderKind::RowMajor;
   v.push_back(pingpong_row);
+  MlpVariant fit;  // 192x192 producer (three consumer warpgroups), 192x128 consumer, few CTAs in GEMM 2
+  fit.g1.hopper.tile_m = fit.g1.hopper.tile_n = 192;
+  fit.g2.hopper.tile_m = 192;
+  fit.g2.hopper.ctas = 11;
+  v.push_back(fit);
+  MlpVariant fit_row = fit;  // RowSync, wait kernel: 128x192 producer over 192-row consumer tiles, split-K
+  fit_row.sync = MlpVariant::Sync::RowSync;
+  fit_row.ordering = Ordering::WaitKernel;
+  fit_row.g1.hopper.tile_m = 128;
+  fit_row.g2.hopper.tile_n = 192;
+  fit_row.g2.hopper.splits = 2;
+  fit_row.g2.hopper.ctas = 0;
+  v.push_back(fit_row);
   return v;
 }
 
@@ -565,8 +587,9 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
       const MlpProblem p{dt, act, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d};
       for (const MlpVariant& v : variants) {
         try {
-          if (act == Activation::SwiGLU && v.g1.hopper.tile_n == 256) continue;  // W1 is packed for tile_n 128
-          if (dt == DType::BF16 && (v.g1.hopper.multicast > 1 || v.g2.hopper.multicast > 1)) continue;  // fp16 only
+          if (act == Activation::SwiGLU && v.g1.swiglu_pack() != 128) continue;  // W1 is packed for tile_n 128
+          auto fp16_only = [](const hopper::GemmConfig& c) { return c.multicast > 1 || c.tile_m == 192 || c.tile_n == 192; };
+          if (dt == DType::BF16 && (fp16_only(v.g1.hopper) || fp16_only(v.g2.hopper))) continue;
           SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
           // Reference: the same kernels (same tiles, splits, orders) in stream order.
           MlpVariant stream = v;

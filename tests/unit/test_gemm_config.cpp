@@ -32,6 +32,11 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig pp{128, 1, 0, OrderKind::RowMajor};  // pingpong warpgroups
   pp.pingpong = true;
   configs.push_back(pp);
+  GemmConfig fit{192, 2, 0, OrderKind::ColumnMajor};  // three consumer warpgroups, 192-wide: direct stores
+  fit.tile_m = 192;
+  EXPECT_FALSE(fit.staged());
+  EXPECT_EQ(fit.name(), "192x192-sk2");
+  configs.push_back(fit);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();

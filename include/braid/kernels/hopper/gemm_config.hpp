@@ -39,10 +39,12 @@ constexpr bool stages_epilogue(int tile_m, int tile_n, EpilogueStore e) {
   return e == EpilogueStore::Default ? stages_epilogue_by_default(tile_m, tile_n) : e == EpilogueStore::Staged;
 }
 
-// The tile is tile_m x tile_n x 64: tile_m 128 (two consumer warpgroups of 64 rows each) or 64 (one:
-// more pipeline stages of weights when tokens are few), one TMA producer warp.
+// The tile is tile_m x tile_n x 64: tile_m 128 (two consumer warpgroups of 64 rows each), 64 (one:
+// more pipeline stages of weights when tokens are few) or 192 (three: with tile_n 192 or 128, tile
+// counts that fit the SM count, e.g. 128 tiles of 192x192 for GPT-3's W1 at 768 tokens; fp16), one
+// TMA producer warp. Instantiated: 64/128 x 128/256 (fp16, bf16), 192x192, 192x128, 128x192 (fp16).
 struct GemmConfig {
-  int tile_n = 128;  // 128 or 256
+  int tile_n = 128;  // 128, 192 or 256
   int splits = 1;    // split-K: the last split of a tile to finish reduces all partials in split order
                      // (deterministic) and runs the epilogue; 1 = no split
   int ctas = 0;      // persistent CTAs; 0 = one per SM, capped at the number of work units
@@ -54,7 +56,7 @@ struct GemmConfig {
   // iterations shared evenly by all CTAs (segments reduced in order by the last to arrive:
   // deterministic). Excludes splits > 1.
   bool stream_k = false;
-  int tile_m = kTileM;  // 128 or 64
+  int tile_m = kTileM;  // 128, 64 or 192
   EpilogueStore store = EpilogueStore::Default;  // named only where it differs from the tile's default
   // Split-K only: every segment of a tile reduces and stores a share of the tile's columns instead of
   // the last to arrive doing the whole tile (gemm_kernel.cuh, reduce_split_tile). Same outputs, bit

@@ -78,7 +78,8 @@ struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
-  static_assert(TileM == 64 || TileM == 128, "tiles are 64 (one consumer warpgroup) or 128 (two) rows tall");
+  static_assert(TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong),
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows)");
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
   // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles, B multicast (GemmConfig::multicast).
   static constexpr int kMulticast = ClusterM;
@@ -94,7 +95,7 @@ struct WarpSpecializedTraits {
   static constexpr int kProducerThreads = 128;  // one warpgroup; warp 0 lane 0 issues the TMA loads
   static constexpr bool kPingpong = Pingpong;
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
-  static constexpr int kConsumerThreads = Pingpong || TileM == 128 ? 256 : 128;
+  static constexpr int kConsumerThreads = Pingpong ? 256 : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
@@ -118,8 +119,11 @@ struct WarpSpecializedTraits {
   // Pingpong 128x128: 80 / 208 -- ptxas reports no spills, where 40 / 232 spilled 248 bytes (the
   // producer's loop does not fit 40) and the pingpong kernel ran 20-30% slower than cooperative
   // (bench/results/gemm-pingpong-*). 128x256 spills at every split tried (24-64 / 216-240).
-  static constexpr int kProducerRegs = !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
-  static constexpr int kConsumerRegs = !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
+  // 192-row tiles: 512 threads (three consumer warpgroups), 128 registers each unless reallocated;
+  // 56 / 152 fills the register file (a 64 x 192 share is 96 accumulators per consumer thread).
+  static constexpr bool kThreeConsumers = !Pingpong && TileM == 192;
+  static constexpr int kProducerRegs = kThreeConsumers ? 56 : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
+  static constexpr int kConsumerRegs = kThreeConsumers ? 152 : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
@@ -172,16 +176,36 @@ struct WarpSpecializedTraits {
 // is refilled. The tile shape stays per CTA.
 // Pingpong: CUTLASS's pingpong policy builds the one-warpgroup MMA of a whole tile (TileM / 64 atoms
 // along M in one warpgroup).
+// 192 rows: three consumer warpgroups of 64 rows (tiles that fit the SM count: 192x192 makes GPT-3's
+// W1 at 768 tokens 128 tiles, one wave on 132 SMs, where cuBLASLt runs 192x192 too; docs/hopper-gemm.md).
+// CUTLASS's builder lays its cooperative MMA out as two warpgroups along M; the same collective takes
+// any number (its mainloop partitions by size(TiledMma) / 128), so the 192-row collective is the
+// builder's with a 3 x 1 warpgroup layout of the same wgmma atom.
+template <class Element, int TileM, int TileN, bool Staged, class LayoutB, int ClusterM, bool Pingpong>
+struct GemmMainloopFor {
+  using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>;
+  using Builder = cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element, LayoutB, 8,
+      float, TileShape, cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
+      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
+      cute::conditional_t<Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
+                          cute::conditional_t<(TileM >= 128), cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                                              cutlass::gemm::KernelTmaWarpSpecialized>>>;
+  using ThreeWarpgroupMma = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float, TileShape, Builder::GmmaMajorA, Builder::GmmaMajorB>(),
+      cute::Layout<cute::Shape<cute::_3, cute::_1, cute::_1>>{}));
+  using type = cute::conditional_t<
+      TileM == 192,
+      cutlass::gemm::collective::CollectiveMma<
+          typename Builder::DispatchPolicy, TileShape, Element, cutlass::gemm::TagToStrideA_t<cutlass::layout::RowMajor>,
+          Element, cutlass::gemm::TagToStrideB_t<LayoutB>, ThreeWarpgroupMma, typename Builder::GmemTiledCopyA,
+          typename Builder::SmemLayoutAtomA, void, cute::identity, typename Builder::GmemTiledCopyB,
+          typename Builder::SmemLayoutAtomB, void, cute::identity>,
+      typename Builder::CollectiveOp>;
+};
 template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor, int ClusterM = 1,
           bool Pingpong = false>
-using GemmMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
-    LayoutB, 8, float, cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>,
-    cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
-    cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
-    cute::conditional_t<Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
-                        cute::conditional_t<TileM == 128, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
-                                            cutlass::gemm::KernelTmaWarpSpecialized>>>::CollectiveOp;
+using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, LayoutB, ClusterM, Pingpong>::type;
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
 template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
