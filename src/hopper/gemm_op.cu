@@ -8,28 +8,28 @@
 
 namespace braid::hopper {
 
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_256();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_256(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192(bool segmented);
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
-                                                 bool pingpong) {
+                                                 bool pingpong, bool segmented) {
   const bool f16 = dtype == DType::F16;
   if (pingpong) {
-    if (multicast != 1 || staged || tile_m != 128 || tile_n != 128) return nullptr;
+    if (multicast != 1 || staged || tile_m != 128 || tile_n != 128 || segmented) return nullptr;
     return f16 ? make_gemm_kernel_f16_128_pp() : make_gemm_kernel_bf16_128_pp();
   }
   if (multicast != 1) {
@@ -39,17 +39,17 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     return nullptr;
   }
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
-    if (f16 && tile_m == 128 && tile_n == 128 && !staged) return make_gemm_kernel_f16_128_direct();
+    if (f16 && tile_m == 128 && tile_n == 128 && !staged) return make_gemm_kernel_f16_128_direct(segmented);
     return nullptr;
   }
-  if (tile_m == 128 && tile_n == 128) return f16 ? make_gemm_kernel_f16_128() : make_gemm_kernel_bf16_128();
-  if (tile_m == 128 && tile_n == 256) return f16 ? make_gemm_kernel_f16_256() : make_gemm_kernel_bf16_256();
-  if (tile_m == 64 && tile_n == 128) return f16 ? make_gemm_kernel_f16_64x128() : make_gemm_kernel_bf16_64x128();
-  if (tile_m == 64 && tile_n == 256) return f16 ? make_gemm_kernel_f16_64x256() : make_gemm_kernel_bf16_64x256();
+  if (tile_m == 128 && tile_n == 128) return f16 ? make_gemm_kernel_f16_128(segmented) : make_gemm_kernel_bf16_128(segmented);
+  if (tile_m == 128 && tile_n == 256) return f16 ? make_gemm_kernel_f16_256(segmented) : make_gemm_kernel_bf16_256(segmented);
+  if (tile_m == 64 && tile_n == 128) return f16 ? make_gemm_kernel_f16_64x128(segmented) : make_gemm_kernel_bf16_64x128(segmented);
+  if (tile_m == 64 && tile_n == 256) return f16 ? make_gemm_kernel_f16_64x256(segmented) : make_gemm_kernel_bf16_64x256(segmented);
   // Tiles that fit the SM count on the MLP shapes (fp16 only so far).
-  if (f16 && tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192();
-  if (f16 && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128();
-  if (f16 && tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192();
+  if (f16 && tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192(segmented);
+  if (f16 && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128(segmented);
+  if (f16 && tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192(segmented);
   return nullptr;
 }
 
@@ -251,7 +251,10 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<GemmKernelBase> k = make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong);
+  // (multicast instantiations carry the fixup whatever the schedule: asked for as segmented)
+  const bool segmented = c.splits > 1 || c.stream_k || c.multicast > 1;
+  std::unique_ptr<GemmKernelBase> k =
+      make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong, segmented && !c.pingpong);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
@@ -263,6 +266,8 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   const Grid grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
   build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)},
         ceil_div(uint32_t(a.K), uint32_t(kTileK)), c, "hopper::GemmOp");
+  if (!kernel->segmented() && schedule().kind != Decomposition::DataParallel)
+    throw std::logic_error("hopper::GemmOp: a whole-tile kernel was chosen for a segmented schedule (" + c.name() + ")");
   kernel->set_problem(a, schedule(), partials(), arrivals());
   args_ = a;
   return "";

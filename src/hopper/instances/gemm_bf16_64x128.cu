@@ -2,7 +2,5 @@
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128() {
-  return std::make_unique<GemmKernel<cutlass::bfloat16_t, 64, 128>>();
-}
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x128(bool segmented) { return make_gemm_kernel_pair<cutlass::bfloat16_t, 64, 128>(segmented); }
 }  // namespace braid::hopper

@@ -2,5 +2,5 @@
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128() { return std::make_unique<GemmKernel<cutlass::half_t, 128, 128>>(); }
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128(bool segmented) { return make_gemm_kernel_pair<cutlass::half_t, 128, 128>(segmented); }
 }  // namespace braid::hopper

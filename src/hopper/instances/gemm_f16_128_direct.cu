@@ -4,7 +4,5 @@
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct() {
-  return std::make_unique<GemmKernel<cutlass::half_t, 128, 128, false>>();
-}
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct(bool segmented) { return make_gemm_kernel_pair<cutlass::half_t, 128, 128, false>(segmented); }
 }  // namespace braid::hopper

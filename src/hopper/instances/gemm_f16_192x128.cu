@@ -3,7 +3,5 @@
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128() {
-  return std::make_unique<GemmKernel<cutlass::half_t, 192, 128>>();
-}
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128(bool segmented) { return make_gemm_kernel_pair<cutlass::half_t, 192, 128>(segmented); }
 }  // namespace braid::hopper

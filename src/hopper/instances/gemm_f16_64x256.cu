@@ -2,7 +2,5 @@
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256() {
-  return std::make_unique<GemmKernel<cutlass::half_t, 64, 256>>();
-}
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x256(bool segmented) { return make_gemm_kernel_pair<cutlass::half_t, 64, 256>(segmented); }
 }  // namespace braid::hopper

@@ -85,10 +85,10 @@ int max_active_clusters(int size) {
 }
 
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
-          bool Pingpong = false>
+          bool Pingpong = false, bool Segmented = true>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong>;
+  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong, Segmented>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
@@ -123,9 +123,18 @@ class GemmKernel final : public GemmKernelBase {
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
   int multicast() const override { return Traits::kMulticast; }
   bool pingpong() const override { return Traits::kPingpong; }
+  bool segmented() const override { return Traits::kSegmented; }
 
  private:
   typename Traits::Params params_{};
 };
+
+// The two instantiations of one tile: with the split-K / stream-K fixup (segmented schedules) and
+// without (whole tiles: fewer registers held, see WarpSpecializedTraits).
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_pair(bool segmented) {
+  if (segmented) return std::make_unique<GemmKernel<Element, TileM, TileN, Staged, 1, false, true>>();
+  return std::make_unique<GemmKernel<Element, TileM, TileN, Staged, 1, false, false>>();
+}
 
 }  // namespace braid::hopper

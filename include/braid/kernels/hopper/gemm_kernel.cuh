@@ -73,7 +73,14 @@ struct PostSlot {
 // the tensor cores busy (CUTLASS's pingpong kernel measured 97% tensor-pipe activity on the MLP
 // shapes, against 90% for braid's cooperative 128x128; bench/results/gemm-shapes-*). braid's pingpong
 // measured 1.14-1.22x slower per tile than its cooperative kernel (docs/hopper-gemm.md): not yet why.
-template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false>
+//
+// Segmented = false: the instantiation runs whole tiles only (data-parallel schedules); the split-K /
+// stream-K fixup (reduce_split_tile, reduce-scatter, the cluster exchange) is compiled out. Its mere
+// presence cost the consumers registers: the 192x192 kernel ran 6-12% faster without it (same
+// data-parallel schedule; bench/results/gemm-regsplit-ab-*), so GemmOp picks this instantiation
+// whenever a configuration has no segments.
+template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false,
+          bool Segmented = true>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
@@ -94,6 +101,7 @@ struct WarpSpecializedTraits {
 
   static constexpr int kProducerThreads = 128;  // one warpgroup; warp 0 lane 0 issues the TMA loads
   static constexpr bool kPingpong = Pingpong;
+  static constexpr bool kSegmented = Segmented && !Pingpong;  // (pingpong tiles are whole)
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
   static constexpr int kConsumerThreads = Pingpong ? 256 : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
@@ -119,11 +127,15 @@ struct WarpSpecializedTraits {
   // Pingpong 128x128: 80 / 208 -- ptxas reports no spills, where 40 / 232 spilled 248 bytes (the
   // producer's loop does not fit 40) and the pingpong kernel ran 20-30% slower than cooperative
   // (bench/results/gemm-pingpong-*). 128x256 spills at every split tried (24-64 / 216-240).
-  // 192-row tiles: 512 threads (three consumer warpgroups), 128 registers each unless reallocated;
-  // 56 / 152 fills the register file (a 64 x 192 share is 96 accumulators per consumer thread).
+  // 192-row tiles: 512 threads (three consumer warpgroups), 128 registers each unless reallocated
+  // (a 64 x 192 share is 96 accumulators per consumer thread). Measured on 192x192 (gemm-regsplit-ab):
+  // with the split-K fixup, 56 / 152 (the producer spills ~90 bytes below 96) beat 96 / 136 by 6-10%;
+  // without it, 96 / 136 (no producer spills; ptxas: the mainloop fits 128) was fastest of all.
   static constexpr bool kThreeConsumers = !Pingpong && TileM == 192;
-  static constexpr int kProducerRegs = kThreeConsumers ? 56 : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
-  static constexpr int kConsumerRegs = kThreeConsumers ? 152 : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
+  static constexpr int kProducerRegs =
+      kThreeConsumers ? (kSegmented ? 56 : 96) : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
+  static constexpr int kConsumerRegs =
+      kThreeConsumers ? (kSegmented ? 152 : 136) : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
@@ -146,7 +158,7 @@ struct WarpSpecializedTraits {
   // The cluster exchange (two segments) puts a share of the peer's quads -- half a tile of fp32 -- into
   // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
   static constexpr bool kClusterExchange =
-      ClusterM == 1 && !Pingpong && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
+      ClusterM == 1 && kSegmented && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
 
@@ -209,14 +221,14 @@ using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, Lay
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
 template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
-          bool Pingpong = false>
+          bool Pingpong = false, bool Segmented = true>
 struct GemmTraits
     : WarpSpecializedTraits<Element_, TileM, TileN,
                             GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
-                            Staged, ClusterM, Pingpong> {
+                            Staged, ClusterM, Pingpong, Segmented> {
   using Base = WarpSpecializedTraits<Element_, TileM, TileN,
                                      GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
-                                     Staged, ClusterM, Pingpong>;
+                                     Staged, ClusterM, Pingpong, Segmented>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = false;
   struct Params : Base::ParamsBase {};
@@ -465,7 +477,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
 
   // Launched as clusters: split-K through distributed shared memory (WorkSchedule::cluster), or B
   // multicast (Traits::kMulticast; the pipeline then spans the cluster).
-  const bool exchange = Traits::kMulticast == 1 && p.sched.cluster > 1;
+  const bool exchange = Traits::kSegmented && Traits::kMulticast == 1 && p.sched.cluster > 1;
   const bool clustered = exchange || Traits::kMulticast > 1;
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
@@ -545,7 +557,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
-    uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
+    [[maybe_unused]] uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
     for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring); ++n_units) {
       if constexpr (kPingpong) {
@@ -579,7 +591,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       const int m0 = int(w.tile.y) * kTileM;
       detail::ColumnShare share = detail::ColumnShare::all(kTileN, tile_n_out);
       bool scatter = false;
-      if constexpr (!kPingpong) {  // (pingpong tiles are whole: data-parallel only, GemmOp checks)
+      if constexpr (Traits::kSegmented) {  // (pingpong and whole-tile instantiations: data-parallel only, GemmOp checks)
         scatter = w.nseg > 1 && p.sched.reduce_scatter;
         if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
           if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase))
@@ -601,7 +613,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
       // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
       // someone reads the tile's completion (posts, traces).
-      if (!kPingpong && scatter && (posting || sp.trace != nullptr)) {
+      if (Traits::kSegmented && scatter && (posting || sp.trace != nullptr)) {
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (t == 0) {
           const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);

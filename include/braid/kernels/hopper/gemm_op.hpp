@@ -43,6 +43,8 @@ class KernelBase {
   virtual int multicast() const { return 1; }
   // Whether the two consumer warpgroups take alternate tiles (GemmConfig::pingpong).
   virtual bool pingpong() const { return false; }
+  // Whether the kernel carries the split-K / stream-K fixup (whole-tile instantiations do not).
+  virtual bool segmented() const { return true; }
 };
 
 class GemmKernelBase : public KernelBase {
@@ -58,8 +60,11 @@ class GemmKernelBase : public KernelBase {
 // (stages_epilogue_by_default); the other store only where it was measured to matter (fp16 128x128
 // direct); B multicast in pairs only for the fp16 128-row tiles (the large-T MLP GEMMs).
 // Pingpong warpgroups (GemmConfig::pingpong): fp16 and bf16 128x128, direct stores.
+// segmented: the schedule cuts tiles into segments (split-K, stream-K), so the kernel needs the fixup;
+// the plain tiles come both ways (the whole-tile instantiation holds fewer registers), pingpong
+// without, multicast with.
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1,
-                                                 bool pingpong = false);
+                                                 bool pingpong = false, bool segmented = true);
 
 // One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
 // split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and
