@@ -5,27 +5,27 @@
 
 namespace braid::hopper {
 
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64();
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged();
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged(bool segmented);
 
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged) {
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented) {
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
-    if (dtype == DType::F16 && tile_m == 128 && tile_n == 64 && staged) return make_conv_kernel_f16_128x64_staged();
+    if (dtype == DType::F16 && tile_m == 128 && tile_n == 64 && staged) return make_conv_kernel_f16_128x64_staged(segmented);
     return nullptr;
   }
   if (dtype == DType::F16) {
-    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64();
-    if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128();
-    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64();
-    if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128();
+    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64(segmented);
+    if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128(segmented);
+    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64(segmented);
+    if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128(segmented);
   } else {
-    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_bf16_128x64();
-    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_bf16_64x64();
+    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_bf16_128x64(segmented);
+    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_bf16_64x64(segmented);
   }
   return nullptr;
 }
@@ -53,7 +53,7 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
 
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged());
+  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " convolution kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores";

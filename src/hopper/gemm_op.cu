@@ -151,6 +151,8 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
                                 std::to_string(c.splits) + " segments in one round of units: " +
                                 std::to_string(sched.ctas) + " CTAs for " + std::to_string(uint64_t(tiles) * c.splits) +
                                 " units (use at least as many CTAs as units, or a multiple of the split count)");
+  if (!w->kernel->segmented() && sched.kind != Decomposition::DataParallel)
+    throw std::logic_error(std::string(what) + ": " + c.name() + ": a whole-tile kernel was chosen for a segmented schedule");
   w->sched = sched;
   w->ctas = int(sched.launch_ctas());
   w->units = 0;
@@ -266,8 +268,6 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   const Grid grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
   build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)},
         ceil_div(uint32_t(a.K), uint32_t(kTileK)), c, "hopper::GemmOp");
-  if (!kernel->segmented() && schedule().kind != Decomposition::DataParallel)
-    throw std::logic_error("hopper::GemmOp: a whole-tile kernel was chosen for a segmented schedule (" + c.name() + ")");
   kernel->set_problem(a, schedule(), partials(), arrivals());
   args_ = a;
   return "";

@@ -2,7 +2,5 @@
 #include "braid/kernels/hopper/conv_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64() {
-  return std::make_unique<ConvKernel<cutlass::bfloat16_t, 128, 64>>();
-}
+std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64(bool segmented) { return make_conv_kernel_pair<cutlass::bfloat16_t, 128, 64>(segmented); }
 }  // namespace braid::hopper

@@ -2,7 +2,5 @@
 #include "braid/kernels/hopper/conv_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128() {
-  return std::make_unique<ConvKernel<cutlass::half_t, 128, 128>>();
-}
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128(bool segmented) { return make_conv_kernel_pair<cutlass::half_t, 128, 128>(segmented); }
 }  // namespace braid::hopper

@@ -4,7 +4,5 @@
 #include "braid/kernels/hopper/conv_device.cuh"
 
 namespace braid::hopper {
-std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged() {
-  return std::make_unique<ConvKernel<cutlass::half_t, 128, 64, true>>();
-}
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged(bool segmented) { return make_conv_kernel_pair<cutlass::half_t, 128, 64, true>(segmented); }
 }  // namespace braid::hopper

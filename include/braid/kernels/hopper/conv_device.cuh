@@ -8,10 +8,11 @@
 
 namespace braid::hopper {
 
-template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN),
+          bool Segmented = true>
 class ConvKernel final : public ConvKernelBase {
  public:
-  using Traits = ConvTraits<Element, TileM, TileN, Staged>;
+  using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented>;
   using Mainloop = typename Traits::Mainloop;
 
   ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }
@@ -45,9 +46,17 @@ class ConvKernel final : public ConvKernelBase {
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
+  bool segmented() const override { return Traits::kSegmented; }
 
  private:
   typename Traits::Params params_{};
 };
+
+// With and without the split-K fixup (as make_gemm_kernel_pair).
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+std::unique_ptr<ConvKernelBase> make_conv_kernel_pair(bool segmented) {
+  if (segmented) return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, true>>();
+  return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, false>>();
+}
 
 }  // namespace braid::hopper

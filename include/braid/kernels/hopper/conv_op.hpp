@@ -38,8 +38,9 @@ class ConvKernelBase : public KernelBase {
 };
 
 // The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/conv_*.cu);
-// nullptr when none (the non-default store exists for fp16 128x64 only).
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged);
+// nullptr when none (the non-default store exists for fp16 128x64 only). segmented: the schedule cuts
+// tiles into segments (split-K, stream-K); otherwise the whole-tile instantiation (no fixup compiled in).
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented = true);
 
 class ConvOp : public PersistentOp {
  public:

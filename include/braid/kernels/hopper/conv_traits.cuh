@@ -112,10 +112,13 @@ struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layou
   }
 };
 
-template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+// Segmented = false: whole tiles only, no split-K fixup compiled in (WarpSpecializedTraits).
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), bool Segmented = true>
 struct ConvTraits
-    : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged>;
+    : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged, 1, false,
+                            Segmented> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged, 1,
+                                     false, Segmented>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = true;
   struct Params : Base::ParamsBase {
