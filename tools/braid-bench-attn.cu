@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
   using workloads::AttentionBlockProblem;
   using workloads::AttentionBlockVariant;
 
-  auto gemm_candidates = [](int M) {
+  // N: the GEMM's width; HD: NH * 128 (StridedSync over Q|K|V needs HD to be a multiple of the QKV tile width).
+  auto gemm_candidates = [](int M, int N, int HD) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
       for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}})
@@ -144,6 +145,26 @@ int main(int argc, char** argv) {
       GemmConfig c{tn, 1, 0};
       c.tile_m = tm;
       c.stream_k = true;
+      v.push_back(c);
+    }
+    if (M > 64) {  // pingpong: one warpgroup's epilogue under the other's MMAs (short K: the output GEMM)
+      GemmConfig c{128, 1, 0};
+      c.pingpong = true;
+      v.push_back(c);
+    }
+    if (M > 128)  // tiles that fit the SM count (192 rows or columns: three consumer warpgroups)
+      for (auto [m_, n_] : {std::pair{192, 128}, {192, 192}, {128, 192}}) {
+        if (n_ == 192 && (N % 192 != 0 || HD % 192 != 0)) continue;
+        GemmConfig c{n_, 1, 0};
+        c.tile_m = m_;
+        v.push_back(c);
+        if (n_ == 128 && m_ == 128) continue;
+        c.store = hopper::EpilogueStore::Staged;  // (whole tiles: the TMA-store epilogue, where instantiated)
+        v.push_back(c);
+      }
+    if (M > 128) {
+      GemmConfig c{256, 1, 0};
+      c.store = hopper::EpilogueStore::Staged;
       v.push_back(c);
     }
     return v;
@@ -220,7 +241,7 @@ int main(int argc, char** argv) {
     auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k) {
       workloads::GemmChoice best;
       double best_us = 1e30;
-      for (const workloads::GemmChoice& c : gemm_candidates(m)) {
+      for (const workloads::GemmChoice& c : gemm_candidates(m, n, HD)) {
         workloads::GemmStage op;
         if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
@@ -243,6 +264,8 @@ int main(int argc, char** argv) {
       else {
         cands.push_back({4, 0, false});
         cands.push_back({4, 0, true});
+        cands.push_back({4, 0, false, true});  // the Hopper kernel (where it can run: no cache, S % 128 == 0)
+        cands.push_back({4, 0, true, true});
       }
       for (const AttentionConfig& c : cands) {
         attention::AttentionOp op;

@@ -387,6 +387,15 @@ int main(int argc, char** argv) {
                   c.multicast = 2;
                   try_config(c);
                 };
+                // Wide tiles staged for the TMA-store epilogue (fp16, whole tiles: data-parallel only).
+                const bool staged_too = hdt == hopper::DType::F16 && T > 128 &&
+                                        ((tm == 128 && tn == 256) || (tm == 192 && (tn == 192 || tn == 128)));
+                if (staged_too) {
+                  GemmConfig c{tn, 1, 0, ord};
+                  c.tile_m = tm;
+                  c.store = hopper::EpilogueStore::Staged;
+                  try_config(c);
+                }
                 for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Direct}) {
                   if (store == hopper::EpilogueStore::Direct && !both_stores) continue;
                   for (int sk : {1, 2, 3, 4}) {  // more splits only ran slower (bench/results/README.md)

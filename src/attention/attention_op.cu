@@ -4,18 +4,22 @@
 #include <stdexcept>
 
 #include "braid/kernels/attention/flash_kernel.cuh"
+#include "braid/kernels/attention/flash_sm90_kernel.cuh"
 #include "braid/kernels/attention/unfused_kernels.cuh"
 #include "braid/runtime/chain.cuh"
 
 namespace braid::attention {
 
 using KernelFn = void (*)(const FlashParams, const StageParams);
+using Sm90KernelFn = void (*)(const FlashSm90Params, const StageParams);
 
 struct AttentionOp::Impl {
   AttentionArgs args;
   AttentionConfig config;
   FlashParams p;
   KernelFn kernel = nullptr;
+  FlashSm90Params p90;               // config.hopper
+  Sm90KernelFn kernel90 = nullptr;
   dim3 launch_grid;
   int threads = 0;
   size_t smem = 0;
@@ -32,7 +36,13 @@ struct AttentionOp::Impl {
 std::string parse_attention_config(const std::string& text, AttentionConfig& out) {
   AttentionConfig c;
   size_t pos = 0;
-  if (text.size() < 2 || text[0] != 'w') return "an attention config starts with w<warps> (got '" + text + "')";
+  if (text == "wg" || text == "wg-r") {
+    c.hopper = true;
+    c.reverse = text == "wg-r";
+    out = c;
+    return "";
+  }
+  if (text.size() < 2 || text[0] != 'w') return "an attention config starts with w<warps> or is wg[-r] (got '" + text + "')";
   try {
     c.warps = std::stoi(text.substr(1), &pos);
     pos += 1;
@@ -55,11 +65,19 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
   return "";
 }
 
-static int rows_per_cta(const AttentionConfig& c) { return 16 * c.warps; }
+static int rows_per_cta(const AttentionConfig& c) { return c.hopper ? sm90::kBlockM : 16 * c.warps; }
 
 std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionConfig& c) {
   if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "dtype must be fp16 or bf16";
-  if (c.warps != 1 && c.warps != 4) return "warps must be 1 or 4 (got " + std::to_string(c.warps) + ")";
+  if (c.hopper) {
+    if (a.S_cached != 0) return "the Hopper attention kernel (wg) reads no cached keys (S_cached must be 0): use w1/w4";
+    if (a.S_new % sm90::kBlockM != 0)
+      return "the Hopper attention kernel (wg) needs S_new to be a multiple of " + std::to_string(sm90::kBlockM) +
+             " (got " + std::to_string(a.S_new) + "): use w4";
+    if (c.split_keys != 0) return "the Hopper attention kernel (wg) has no key splits";
+  } else if (c.warps != 1 && c.warps != 4) {
+    return "warps must be 1 or 4 (got " + std::to_string(c.warps) + ")";
+  }
   if (c.split_keys < 0 || c.split_keys % kKeyBlock != 0)
     return "split_keys must be a non-negative multiple of " + std::to_string(kKeyBlock) + " (got " +
            std::to_string(c.split_keys) + ")";
@@ -135,6 +153,28 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     return "too many key splits (" + std::to_string(splits) + ") for the merge's shared memory: raise split_keys";
   fill_layout(im->p, a, q_rows, q_blocks);
   FlashParams& p = im->p;
+  if (c.hopper) {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+      return "cannot query the device";
+    if (major != 9) return "the Hopper attention kernel (wg) needs an sm_90 GPU";
+    p.reverse_rows = c.reverse ? 1 : 0;
+    im->p90.p = p;
+    const uint64_t cols = uint64_t(3) * a.NH * D;
+    if (auto why = tma::encode_2d(im->p90.qkv_map, a.qkv, 2, cols, uint64_t(a.B) * a.S_new, cols * 2, 64, sm90::kBlockM);
+        !why.empty())
+      return "the QKV tensor map: " + why;
+    im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
+    im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
+    im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), 1);
+    im->threads = sm90::kThreads;
+    im->smem = sm90::kSmemBytes;
+    im->kernel90 = a.dtype == DType::BF16 ? flash_attention_sm90_kernel<__nv_bfloat16> : flash_attention_sm90_kernel<__half>;
+    if (cudaFuncSetAttribute(im->kernel90, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
+      return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
+    impl_ = std::move(im);
+    return "";
+  }
   p.splits = splits;
   p.split_keys = split_keys;
   p.reverse_rows = c.reverse ? 1 : 0;
@@ -198,7 +238,8 @@ void AttentionOp::launch(const LaunchCtx& ctx) const {
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("attention::AttentionOp: tiles follow the launch grid (no dynamic order)");
   if (sp.has(kSync) && sp.num_inputs != 1)
     throw std::invalid_argument("attention::AttentionOp: exactly one producer (the QKV stage) when synchronized");
-  launch_kernel(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
+  if (i.kernel90) launch_kernel(ctx, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
+  else launch_kernel(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
 }
 
 void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -207,7 +248,8 @@ void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
+  if (i.kernel90) launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
+  else launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
 }
 
 // ---- the unfused chain ---------------------------------------------------------------------------

@@ -24,6 +24,9 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_staged(bool segmented);  // whole tiles only
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_staged(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128_staged(bool segmented);
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
                                                  bool pingpong, bool segmented) {
@@ -40,6 +43,10 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   }
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
     if (f16 && tile_m == 128 && tile_n == 128 && !staged) return make_gemm_kernel_f16_128_direct(segmented);
+    // Wide tiles staged for the TMA-store epilogue (data-parallel schedules only).
+    if (f16 && staged && tile_m == 128 && tile_n == 256) return make_gemm_kernel_f16_256_staged(segmented);
+    if (f16 && staged && tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192_staged(segmented);
+    if (f16 && staged && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128_staged(segmented);
     return nullptr;
   }
   if (tile_m == 128 && tile_n == 128) return f16 ? make_gemm_kernel_f16_128(segmented) : make_gemm_kernel_bf16_128(segmented);

@@ -150,6 +150,12 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {1, 128, 0, 2, true, 0.2f, {4, 0}, false},    // dropout
       {2, 256, 0, 2, true, 0.f, {4, 0, true}, false},  // query blocks launched last first
       {2, 1, 300, 2, true, 0.3f, {1, 128}, false},  // dropout with splits
+      // The Hopper kernel (wg: TMA + wgmma, 128-row query blocks, 128-key blocks)
+      {1, 128, 0, 2, true, 0.f, {4, 0, false, true}, false},   // one block: the diagonal only
+      {2, 384, 0, 3, true, 0.f, {4, 0, true, true}, false},    // two sequences, 3 blocks, heavy first
+      {1, 256, 0, 2, false, 0.f, {4, 0, false, true}, false},  // not causal
+      {1, 256, 0, 2, true, 0.2f, {4, 0, false, true}, false},  // dropout
+      {2, 128, 0, 1, true, 0.f, {4, 0, false, true}, true},    // the cache update of a prompt
   };
   for (DType dt : {DType::F16, DType::BF16})
     for (const auto& c : cases) {
@@ -192,6 +198,16 @@ TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
   EXPECT_EQ(run_case(c, DType::F16, 7, 0.25f), d1) << "same seed, same bits";
   EXPECT_NE(run_case(c, DType::F16, 8, 0.25f), d1) << "another seed, another mask";
   EXPECT_NE(d1, none);
+  // The Hopper kernel draws the same mask (same counters): it agrees with the mma.sync kernel to fp16
+  // rounding with dropout on, and is bit-reproducible.
+  const AttnCase w4{2, 256, 0, 2, true, 0.f, {4, 0}, false}, wg{2, 256, 0, 2, true, 0.f, {4, 0, false, true}, false};
+  const auto a = run_case(w4, DType::F16, 11, 0.3f), b = run_case(wg, DType::F16, 11, 0.3f);
+  ASSERT_EQ(a.size(), b.size());
+  double max_diff = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    max_diff = std::max(max_diff, double(std::fabs(to_float(a[i], DType::F16) - to_float(b[i], DType::F16))));
+  EXPECT_LT(max_diff, 2e-2) << "the wg and w4 kernels disagree with dropout on";
+  EXPECT_EQ(run_case(wg, DType::F16, 11, 0.3f), b) << "wg: same seed, same bits";
 }
 
 TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
@@ -221,6 +237,16 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_TRUE(cfg.reverse);
   EXPECT_EQ(cfg.split_keys, 128);
   EXPECT_NE(attention::parse_attention_config("w4-q", cfg), "");
+  EXPECT_EQ(attention::parse_attention_config("wg-r", cfg), "");
+  EXPECT_TRUE(cfg.hopper && cfg.reverse);
+  EXPECT_EQ(cfg.name(), "wg-r");
+  a.dropout_p = 0.f;
+  a.S_new = 192;  // the Hopper kernel: 128-row query blocks, no cached keys
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("multiple of 128"), std::string::npos);
+  a.S_new = 256;
+  EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
+  a.S_cached = 64;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("cached"), std::string::npos);
   cudaFree(p);
 }
 
@@ -250,6 +276,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {2, 128, 0, 2, 384, g256, g64, {4, 0, true}},  // two sequences, 256-wide QKV tiles, heavy query blocks first
       {2, 1, 300, 2, 512, g64sk, g64sk, {1, 128}},  // decode, split-K GEMMs, key splits
       {3, 1, 200, 2, 768, workloads::GemmChoice::skinny({1, 4, 5}), workloads::GemmChoice::skinny({2, 6, 0}), {1, 64}},  // skinny GEMMs
+      {1, 384, 0, 2, 512, g128, g128, {4, 0, false, true}},  // the Hopper attention kernel (TMA waits in its producer)
+      {2, 256, 0, 2, 384, g256, g64, {4, 0, true, true}},    // ... two sequences, 256-wide QKV tiles, heavy first
   };
   const DType dt = DType::F16;
   cudaStream_t s;

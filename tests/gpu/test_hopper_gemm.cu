@@ -124,6 +124,12 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 128, 1, Activation::None, 1, 256, 320, true, 0, 192},
       {DType::F16, 192, 1, Activation::GeLU, 129, 600, 520, false, 0, 128},  // 128x192
       {DType::F16, 192, 1, Activation::SwiGLU, 260, 768, 512, true, 5, 128},
+      // Wide tiles staged for the TMA-store epilogue (whole tiles; 192x192 SwiGLU: 96-column output
+      // tiles, not whole TMA panels, so the consumers copy the staged tile out themselves)
+      {DType::F16, 256, 1, Activation::GeLU, 300, 392, 520, false, 0, 128, EpilogueStore::Staged},
+      {DType::F16, 192, 1, Activation::None, 385, 600, 520, false, 0, 192, EpilogueStore::Staged},
+      {DType::F16, 128, 1, Activation::SwiGLU, 260, 768, 512, false, 0, 192, EpilogueStore::Staged},
+      {DType::F16, 192, 1, Activation::SwiGLU, 200, 768, 448, false, 0, 192, EpilogueStore::Staged},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +

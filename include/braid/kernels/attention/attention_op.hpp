@@ -44,12 +44,16 @@ struct AttentionConfig {
   int warps = 4;       // 16 query rows per warp: 4 (prompts) or 1 (decode)
   int split_keys = 0;  // keys per split (a multiple of 64; decode: more CTAs per head); 0: one split
   bool reverse = false;  // launch the last query blocks (the most keys, causal) first
+  // The Hopper kernel (flash_sm90_kernel.cuh: TMA + wgmma, 128 query rows per CTA; prompts without
+  // cached keys, S_new a multiple of 128); `warps` and `split_keys` do not apply.
+  bool hopper = false;
   std::string name() const {
+    if (hopper) return std::string("wg") + (reverse ? "-r" : "");
     return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
            (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

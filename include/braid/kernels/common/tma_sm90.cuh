@@ -32,6 +32,12 @@ __device__ __forceinline__ void arrive_expect_tx(uint64_t* bar, uint32_t bytes) 
                : "memory");
 }
 
+// A plain arrival (consumers releasing a buffer to the producer).
+__device__ __forceinline__ void arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+               : "memory");
+}
+
 __device__ __forceinline__ void wait(uint64_t* bar, uint32_t phase) {
   const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
   uint32_t done = 0;
@@ -54,6 +60,22 @@ __device__ __forceinline__ void load_2d(uint32_t dst, const CUtensorMap* map, in
       "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "l"(cache_hint)
       : "memory");
 }
+// Shared memory (1024-byte aligned, the 128-byte swizzle) -> box (col, row) of the tensor map, in the
+// thread's bulk group; the box's parts outside the tensor are not written.
+__device__ __forceinline__ void store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// The thread's bulk stores have read their shared memory (it may be rewritten).
+__device__ __forceinline__ void store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// The thread's bulk stores are complete (their writes performed).
+__device__ __forceinline__ void store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+// Generic-proxy writes to shared memory, then async-proxy reads of them (TMA stores).
+__device__ __forceinline__ void fence_proxy_async_smem() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 __device__ __forceinline__ uint64_t policy_evict_first() {
   uint64_t p;
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));

@@ -38,6 +38,7 @@ class ConvKernel final : public ConvKernelBase {
     params_.img_w = a.W;
     params_.pad = a.pad;
     params_.channels = a.C;
+    Traits::set_output_map(params_, TileN);
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {

@@ -113,6 +113,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.sched = sched;
     params_.partials = reinterpret_cast<float4*>(partials);
     params_.arrivals = arrivals;
+    Traits::set_output_map(params_, params_.n_out == a.N ? TileN : TileN / 2);
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {

@@ -139,6 +139,10 @@ struct WarpSpecializedTraits {
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
+  // Whole-tile staged instantiations store through TMA (epilogue.cuh, store_tile_tma): the staging
+  // buffer holds 64-column swizzled panels, 1024-byte aligned (the pipeline's carve-out for the
+  // padded layout leaves room for the alignment).
+  static constexpr bool kTmaStore = Staged && !kSegmented;
   struct SharedStorage {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
@@ -147,7 +151,7 @@ struct WarpSpecializedTraits {
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
     ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
-    alignas(128) Element_ staging[kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
+    alignas(kTmaStore ? 1024 : 128) Element_ staging[kTmaStore ? TileM * TileN : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
   // Split-K partials reduced through the staging buffer: float4 slots per consumer thread.
@@ -161,6 +165,7 @@ struct WarpSpecializedTraits {
       ClusterM == 1 && kSegmented && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
+  static_assert(!kTmaStore || TileN % 64 == 0, "TMA-stored tiles are whole 64-column panels");
 
   // The parameters every instantiation has (the traits' Params derive from this).
   struct ParamsBase {
@@ -175,7 +180,18 @@ struct WarpSpecializedTraits {
     float4* partials;                 // workspace: [slot][tile values in quads] (tiles cut into segments)
     unsigned long long* arrivals;     // cumulative segment arrivals per tile position (never reset)
     StageParams sp;                   // sp.grid: output tile grid; sp.shape: tile_m x output tile cols
+    CUtensorMap d_map;                // D as boxes of 64 columns x tile_m rows (kTmaStore instantiations)
+    int d_tma;                        // d_map is valid (else the consumers copy the staged tile out)
   };
+  // Fills d_map/d_tma for D [M, n_out] (row-major) when the TMA-store epilogue can write it.
+  static void set_output_map(ParamsBase& p, int tile_n_out) {
+    p.d_tma = 0;
+    if constexpr (kTmaStore) {
+      if (p.n_out % 8 == 0 && tile_n_out % 64 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0 &&
+          tma::encode_2d(p.d_map, p.D, 2, uint64_t(p.n_out), uint64_t(p.M), uint64_t(p.n_out) * 2, 64, TileM).empty())
+        p.d_tma = 1;
+    }
+  }
 };
 
 // 128 rows: cooperative (two consumer warpgroups of 64 rows); 64 rows: one consumer warpgroup, so
@@ -603,7 +619,17 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // out of line serialized the wgmma mainloop (ptxas C7520). The staged path copies out element
       // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
-      if constexpr (Traits::kStagedEpilogue)
+      if constexpr (Traits::kTmaStore) {
+        detail::store_tile_tma<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out,
+                                                              bias, p.residual, smem.staging, p.d_tma ? &p.d_map : nullptr,
+                                                              t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
+        // Someone reads the tile's completion: its stores must be performed before the post (the
+        // poster's release is cumulative over the barrier thread 0 arrives on after this).
+        if ((posting || sp.trace != nullptr) && p.d_tma && t == 0) {
+          tma::store_wait_all();
+          ptx::fence_proxy_async_global();
+        }
+      } else if constexpr (Traits::kStagedEpilogue)
         detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
                                                                  share, !scatter, bias, p.residual, smem.staging, t,
                                                                  Traits::kConsumerThreads, Traits::kConsumerBarrier);
@@ -643,6 +669,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         }
       }
     }
+    if constexpr (Traits::kTmaStore)
+      if (t == 0) tma::store_wait_all();  // the staging buffer outlives its last store's reads
     // Pingpong: the last unit's arrival on its mma-done barrier has no next unit to meet it.
     if constexpr (kPingpong)
       if (n_units > 0 && ((n_units - 1) & 1u) != uint32_t(wg))

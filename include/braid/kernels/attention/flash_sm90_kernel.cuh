@@ -1,0 +1,298 @@
+// braid's Hopper attention kernel for prompts (TMA + wgmma, warp-specialized): the same function and
+// the same braid tile contract as flash_kernel.cuh (S = Q.K^T, online softmax, dropout, O = P.V, causal,
+// waits on the QKV tiles it reads, a post per O tile), for head size 128, no cached keys, and query
+// blocks of 128 rows (S_new a multiple of 128).
+//
+// CTA = 3 warpgroups, one braid tile (head h, 128 query rows of batch b):
+//   warpgroup 0, the producer (24 registers): one thread waits on the QKV tiles (Q rows first, then
+//     the K and V rows of each 128-key block) and issues the TMA loads -- Q once, then K and V of each
+//     key block into 2-stage rings (K and V with their own full/empty mbarriers: S = Q.K^T starts
+//     while V is in flight, and K's slot is free again as soon as S is computed).
+//   warpgroups 1 and 2, the consumers (240 registers): 64 query rows each. Per key block j:
+//     S[64 x 128] = Q.K_j^T (8 wgmma k-steps, both operands in shared memory) is issued together with
+//     the previous block's O[64 x 128] += P.V (P as the register A operand -- the accumulator layout
+//     is the A-fragment layout, wgmma_sm90.cuh -- and V MN-major from shared memory); the mask
+//     (causal diagonal block), online softmax in log2 units and dropout of block j run while that
+//     P.V finishes; then O is rescaled and P_j packed (FlashAttention-3's intra-warpgroup overlap).
+//     At the end O is normalized, staged through the warpgroup's own (now unused) Q rows and stored
+//     with 16-byte coalesced stores; then the block posts its tile.
+//
+// Memory ordering: the producer's waits end in an acquire (braid::wait_elected); a generic-to-async
+// proxy fence orders them before the TMA reads of the produced rows (design-notes.md).
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "braid/core/grid_stage.cuh"
+#include "braid/core/stage.cuh"
+#include "braid/kernels/attention/attention_common.cuh"
+#include "braid/kernels/attention/wgmma_sm90.cuh"
+#include "braid/kernels/common/tma_sm90.cuh"
+
+namespace braid::attention {
+
+struct FlashSm90Params {
+  FlashParams p;          // layout, softmax/dropout constants (q_rows = 128; no cache reads)
+  CUtensorMap qkv_map;    // the QKV output [B * S_new, 3 * NH * 128], boxes of 64 columns x 128 rows
+};
+
+namespace sm90 {
+
+constexpr int kBlockM = 128;   // query rows per CTA (two consumer warpgroups of 64)
+constexpr int kBlockN = 128;   // keys per block
+constexpr int kStages = 2;     // K/V ring
+constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+constexpr uint32_t kPanelBytes = 128 * 128;                // 128 rows x 64 columns of 16 bits
+constexpr uint32_t kTileBytes = 2 * kPanelBytes;           // 128 rows x 128 columns
+constexpr uint32_t kSmemQ = 0;
+constexpr uint32_t kSmemK = kTileBytes;
+constexpr uint32_t kSmemV = kSmemK + kStages * kTileBytes;
+constexpr uint32_t kSmemBytes = kSmemV + kStages * kTileBytes + 1024;  // + alignment slack
+constexpr int kProducerRegs = 24, kConsumerRegs = 240;  // consumers spill below 240; the producer's (cold) wait path spills at 24
+
+}  // namespace sm90
+
+template <class T>
+__global__ void __launch_bounds__(sm90::kThreads, 1)
+    flash_attention_sm90_kernel(const __grid_constant__ FlashSm90Params P, const StageParams sp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using namespace sm90;
+  using Mma = wg::Mma64x128<T, 0>;   // S = Q.K^T: K K-major
+  using MmaT = wg::Mma64x128<T, 1>;  // O += P.V: V MN-major
+  const FlashParams& p = P.p;
+  constexpr int D = kHeadDim;
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ BlockSync bs;
+  __shared__ __align__(8) uint64_t q_full, k_full[kStages], v_full[kStages], k_empty[kStages], v_empty[kStages];
+  const uint32_t smem = (mma::smem_u32(smem_raw) + 1023u) & ~1023u;  // the 128-byte swizzle's alignment
+
+  const int tid = threadIdx.x, wgi = tid / 128;
+  if (tid == 0) {
+    tma::init(&q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      tma::init(&k_full[s], 1);
+      tma::init(&v_full[s], 1);
+      tma::init(&k_empty[s], 2 * 128);
+      tma::init(&v_empty[s], 2 * 128);
+    }
+    tma::fence_init();
+  }
+  begin_grid_block(sp, bs);  // (its barrier also publishes the mbarrier initialization)
+
+  const int h = blockIdx.x, y = p.reverse_rows ? int(gridDim.y - 1 - blockIdx.y) : int(blockIdx.y);
+  const Tile tile{uint32_t(h), uint32_t(y), 0};
+  const detail::QueryBlock qb(p, y);
+  const int b = qb.b, q0 = qb.q0, row0 = qb.row0;
+  const uint32_t HD = uint32_t(p.NH) * D;
+  const int key_end = p.causal ? q0 + kBlockM : p.S_new;
+  const int n_blocks = key_end / kBlockN;
+  const bool qkv_done = producer_complete(sp, bs, 0);
+
+  if (wgi == 0) {
+    // ---- producer ----
+    wg::regs_dec<kProducerRegs>();
+    if (tid == 0) {
+      const InputRef& ir = sp.inputs[0];
+      bool ok = true;
+      uint32_t last_sem = 0xffffffffu;
+      // Waits for the QKV tiles covering rows [r0, r1] x columns [c0, c0 + 127]; the first failure
+      // (bounded wait) is recorded and the loads go on regardless, so no consumer ever hangs.
+      const bool waits = !qkv_done && sp.has(kSync) && ir.sems != nullptr && ir.policy.enabled();
+      auto wait_tiles = [&](uint32_t r0, uint32_t r1, uint32_t c0) {
+        if (!waits || !ok) return;
+        for (uint32_t ty = r0 / ir.shape.rows; ty <= r1 / ir.shape.rows; ++ty)
+          for (uint32_t tx = c0 / ir.shape.cols; tx <= (c0 + D - 1) / ir.shape.cols; ++tx) {
+            const Tile pt{tx, ty, 0};
+            const uint32_t s = ir.policy.sem(pt, ir.grid);
+            if (s == last_sem) continue;
+            if (!wait_elected(sp, bs.epoch, 0, pt, tile, &bs.wait_ns)) {
+              ok = false;
+              bs.ok = 0;
+              return;
+            }
+            last_sem = s;
+          }
+        ptx::fence_proxy_async_global();  // the acquired rows, then TMA reads of them
+      };
+      const uint64_t keep = tma::policy_evict_last();  // K and V are read by every query block of the head
+      wait_tiles(uint32_t(row0), uint32_t(row0 + kBlockM - 1), uint32_t(h * D));
+      tma::arrive_expect_tx(&q_full, kTileBytes);
+      for (int pnl = 0; pnl < 2; ++pnl)
+        tma::load_2d(smem + kSmemQ + pnl * kPanelBytes, &P.qkv_map, h * D + pnl * 64, row0, &q_full, keep);
+      uint32_t ready_until = 0;  // QKV rows known complete (K and V of a row tile are waited on once)
+      for (int j = 0; j < n_blocks; ++j) {
+        const int s = j % kStages;
+        const uint32_t free_phase = ((j / kStages) & 1) ^ 1;  // the consumers' release of block j - kStages
+        if (j >= kStages) tma::wait(&k_empty[s], free_phase);
+        const uint32_t r0 = uint32_t(b * p.S_new + j * kBlockN), r1 = r0 + kBlockN - 1;
+        if (waits && r1 >= ready_until) {
+          wait_tiles(max(r0, ready_until), r1, HD + h * D);
+          wait_tiles(max(r0, ready_until), r1, 2 * HD + h * D);
+          ready_until = (r1 / ir.shape.rows + 1) * ir.shape.rows;
+        }
+        tma::arrive_expect_tx(&k_full[s], kTileBytes);
+        for (int pnl = 0; pnl < 2; ++pnl)
+          tma::load_2d(smem + kSmemK + s * kTileBytes + pnl * kPanelBytes, &P.qkv_map, HD + h * D + pnl * 64, int(r0),
+                       &k_full[s], keep);
+        if (j >= kStages) tma::wait(&v_empty[s], free_phase);
+        tma::arrive_expect_tx(&v_full[s], kTileBytes);
+        for (int pnl = 0; pnl < 2; ++pnl)
+          tma::load_2d(smem + kSmemV + s * kTileBytes + pnl * kPanelBytes, &P.qkv_map, 2 * HD + h * D + pnl * 64,
+                       int(r0), &v_full[s], keep);
+      }
+    }
+  } else {
+    // ---- consumers: warpgroup c owns query rows c * 64 .. c * 64 + 63 of the block ----
+    wg::regs_inc<kConsumerRegs>();
+    const int c = wgi - 1, t = tid % 128, warp = t / 32, lane = t % 32;
+    const int g = lane / 4, c2 = (lane % 4) * 2;
+    const int qpos0 = q0 + c * 64 + warp * 16 + g;  // this thread's first row (second: + 8)
+    const uint32_t bh = uint32_t(b * p.NH + h);
+    const uint32_t q_base = smem + kSmemQ + uint32_t(c) * 64 * 128;
+
+    float o[64];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) o[i] = 0.f;
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+    float sc[64];    // S of the current block, then its probabilities (fp32)
+    uint32_t pa[32];  // the previous block's probabilities, 16-bit: the A operand of O += P.V
+
+    auto issue_scores = [&](int j) {  // S = Q.K_j^T, asynchronous
+      const uint32_t k_base = smem + kSmemK + (j % kStages) * kTileBytes;
+#pragma unroll
+      for (int kk = 0; kk < 8; ++kk) {
+        const uint32_t off = (kk / 4) * kPanelBytes + (kk % 4) * 32;
+        Mma::ss(sc, wg::desc_k_major(q_base + off), wg::desc_k_major(k_base + off), kk > 0);
+      }
+      wg::commit();
+    };
+    auto issue_values = [&](int j) {  // O += P_j.V_j, asynchronous
+      const uint32_t v_base = smem + kSmemV + (j % kStages) * kTileBytes;
+#pragma unroll
+      for (int kk = 0; kk < 8; ++kk) {
+        const uint32_t a[4] = {pa[4 * kk], pa[4 * kk + 1], pa[4 * kk + 2], pa[4 * kk + 3]};
+        MmaT::rs(o, a, wg::desc_mn_major(v_base + kk * 16 * 128, kPanelBytes), true);
+      }
+      wg::commit();
+    };
+    // Mask, online softmax (log2 units) and dropout of block j in sc; returns O's rescale per row
+    // (applied by the caller once the previous block's P.V has finished with O).
+    auto softmax = [&](int j, float (&alpha)[2]) {
+      const int kb = j * kBlockN;
+      if (p.causal && j == n_blocks - 1) {  // causal: only the diagonal block has keys after some rows
+#pragma unroll
+        for (int i = 0; i < 64; ++i) {
+          const int kp = kb + (i / 4) * 8 + c2 + (i & 1), qp = qpos0 + ((i >> 1) & 1) * 8;
+          if (kp > qp) sc[i] = -INFINITY;
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float mx = m[r];
+#pragma unroll
+        for (int n = 0; n < 16; ++n) mx = fmaxf(mx, fmaxf(sc[4 * n + 2 * r], sc[4 * n + 2 * r + 1]) * p.scale_log2);
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float m_use = mx == -INFINITY ? 0.f : mx;  // a row with no visible key yet
+        alpha[r] = mma::fast_exp2(m[r] - m_use);
+        m[r] = mx;
+        float sum = 0.f;
+#pragma unroll
+        for (int n = 0; n < 16; ++n)
+#pragma unroll
+          for (int e = 2 * r; e < 2 * r + 2; ++e) {
+            const float pv = mma::fast_exp2(fmaf(sc[4 * n + e], p.scale_log2, -m_use));
+            sum += pv;  // the normalizer is the softmax's: dropout applies after it
+            sc[4 * n + e] = pv;
+          }
+        l[r] = l[r] * alpha[r] + sum;
+      }
+      if (p.drop_threshold != 0) {
+#pragma unroll
+        for (int i = 0; i < 64; ++i) {
+          const int kp = kb + (i / 4) * 8 + c2 + (i & 1), qp = qpos0 + ((i >> 1) & 1) * 8;
+          sc[i] = dropout_bits(p.seed, bh, uint32_t(qp), uint32_t(kp)) >= p.drop_threshold ? sc[i] * p.keep_scale : 0.f;
+        }
+      }
+    };
+    auto to_operand = [&] {
+#pragma unroll
+      for (int i = 0; i < 32; ++i) pa[i] = mma::Mma<T>::pack(sc[2 * i], sc[2 * i + 1]);
+    };
+
+    // Block 0 alone; then block j's S = Q.K^T runs on the tensor cores under block j-1's P.V, and
+    // block j's softmax under P.V's tail (FlashAttention-3's intra-warpgroup overlap). K and V
+    // stages are released separately: K_j as soon as S_j is done, V_j once P_j.V_j is.
+    tma::wait(&q_full, 0);
+    float alpha[2];
+    tma::wait(&k_full[0], 0);
+    wg::fence();
+    issue_scores(0);
+    wg::wait<0>();
+    wg::fence_regs(sc);
+    tma::arrive(&k_empty[0]);
+    softmax(0, alpha);
+    to_operand();
+    for (int j = 1; j < n_blocks; ++j) {
+      tma::wait(&k_full[j % kStages], (j / kStages) & 1);
+      wg::fence_regs(o);
+      wg::fence();
+      issue_scores(j);
+      tma::wait(&v_full[(j - 1) % kStages], ((j - 1) / kStages) & 1);
+      issue_values(j - 1);
+      wg::wait<1>();  // S_j done; P_{j-1}.V_{j-1} may still run
+      wg::fence_regs(sc);
+      tma::arrive(&k_empty[j % kStages]);
+      softmax(j, alpha);
+      wg::wait<0>();
+      wg::fence_regs(o);
+      tma::arrive(&v_empty[(j - 1) % kStages]);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) o[i] *= alpha[(i >> 1) & 1];
+      to_operand();
+    }
+    tma::wait(&v_full[(n_blocks - 1) % kStages], ((n_blocks - 1) / kStages) & 1);
+    wg::fence_regs(o);
+    wg::fence();
+    issue_values(n_blocks - 1);
+    wg::wait<0>();
+    wg::fence_regs(o);
+    tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
+
+    // Normalize, stage O in this warpgroup's Q rows (its last wgmma has read them), store coalesced.
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    }
+    const float inv[2] = {l[0] > 0.f ? 1.f / l[0] : 0.f, l[1] > 0.f ? 1.f / l[1] : 0.f};
+    unsigned char* stage = smem_raw + (q_base - mma::smem_u32(smem_raw));
+#pragma unroll
+    for (int i = 0; i < 64; i += 2) {
+      const int r = warp * 16 + g + ((i >> 1) & 1) * 8, n = i / 4;  // row in the warpgroup, column group
+      const uint32_t off = (n / 8) * kPanelBytes + r * 128 + (((n % 8) ^ (r & 7)) << 4) + c2 * 2;
+      const float iv = inv[(i >> 1) & 1];
+      *reinterpret_cast<uint32_t*>(stage + off) = mma::Mma<T>::pack(o[i] * iv, o[i + 1] * iv);
+    }
+    ptx::named_barrier_sync(1 + c, 128);
+    T* out = static_cast<T*>(p.o);
+#pragma unroll
+    for (int it = 0; it < 8; ++it) {
+      const int idx = it * 128 + t, r = idx / 16, ch = idx % 16;
+      const uint32_t off = (ch / 8) * kPanelBytes + r * 128 + (((ch % 8) ^ (r & 7)) << 4);
+      *reinterpret_cast<uint4*>(out + uint64_t(row0 + c * 64 + r) * p.o_ld + h * D + ch * 8) =
+          *reinterpret_cast<const uint4*>(stage + off);
+    }
+    // The KV-cache update: the block's new tokens' K and V rows (every one waited on by the producer
+    // and loaded through the barriers above: the diagonal block holds them).
+    if (p.write_cache) detail::copy_new_kv_to_cache<T>(p, b, h, q0 + c * 64, 64, t, 128);
+  }
+
+  post(sp, bs, tile);
+  end_block(sp, bs);
+#endif
+}
+
+}  // namespace braid::attention
