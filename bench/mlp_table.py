@@ -39,9 +39,12 @@ def main():
         floor = float(v["braid"]["floor_us"])
         peer = min((float(r["time_us"]), n) for n, r in v.items() if n.startswith("peer:cublaslt") and r["check"] == "pass")
         braid = float(v["braid"]["time_us"])
-        pick = next(n for n, r in v.items() if n.startswith("braid:") and abs(float(r["time_us"]) - braid) < 1e-6)
-        stream = min(float(r["time_us"]) for n, r in v.items() if n.startswith("braid:stream/"))
-        row = (f"| {model} | {t} | {floor:.0f} | {peer[0]:.0f} ({floor / peer[0]:.2f}) | {stream:.0f} | {braid:.0f} "
+        # The chosen variant's row (runs cut short by a time limit may have written the summary row only).
+        pick = next((n for n, r in v.items() if n.startswith("braid:") and abs(float(r["time_us"]) - braid) < 1e-6),
+                    "braid:(not in the CSV: see the log)")
+        streams = [float(r["time_us"]) for n, r in v.items() if n.startswith("braid:stream/")]
+        stream = f"{min(streams):.0f}" if streams else "-"
+        row = (f"| {model} | {t} | {floor:.0f} | {peer[0]:.0f} ({floor / peer[0]:.2f}) | {stream} | {braid:.0f} "
                f"({floor / braid:.2f}) | {peer[0] / braid:.2f}x | {pick[len('braid:'):]} |")
         if before:
             b = before.get((model, t), {}).get("braid")
