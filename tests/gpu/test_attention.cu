@@ -137,6 +137,14 @@ std::vector<uint16_t> run_case(const AttnCase& c, DType dt, uint64_t seed = 5, f
   return out.h;
 }
 
+// Largest elementwise difference of two fp16 outputs of the same size.
+double max_abs_diff_f16(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    m = std::max(m, double(std::fabs(to_float(a[i], DType::F16) - to_float(b[i], DType::F16))));
+  return m;
+}
+
 TEST_F(HopperTest, AttentionMatchesReference) {
   const std::vector<AttnCase> cases = {
       {1, 128, 0, 2, true, 0.f, {4, 0}, false},     // prompt, causal
@@ -184,10 +192,7 @@ TEST_F(HopperTest, UnfusedAttentionMatchesReference) {
   u.unfused = true;
   const auto a = run_case(f, DType::F16, 3), b = run_case(u, DType::F16, 3);
   ASSERT_EQ(a.size(), b.size());
-  double max_diff = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    max_diff = std::max(max_diff, double(std::fabs(to_float(a[i], DType::F16) - to_float(b[i], DType::F16))));
-  EXPECT_LT(max_diff, 2e-2) << "fused and unfused attention disagree beyond fp16 rounding";
+  EXPECT_LT(max_abs_diff_f16(a, b), 2e-2) << "fused and unfused attention disagree beyond fp16 rounding";
 }
 
 TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
@@ -203,10 +208,7 @@ TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
   const AttnCase w4{2, 256, 0, 2, true, 0.f, {4, 0}, false}, wg{2, 256, 0, 2, true, 0.f, {4, 0, false, true}, false};
   const auto a = run_case(w4, DType::F16, 11, 0.3f), b = run_case(wg, DType::F16, 11, 0.3f);
   ASSERT_EQ(a.size(), b.size());
-  double max_diff = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    max_diff = std::max(max_diff, double(std::fabs(to_float(a[i], DType::F16) - to_float(b[i], DType::F16))));
-  EXPECT_LT(max_diff, 2e-2) << "the wg and w4 kernels disagree with dropout on";
+  EXPECT_LT(max_abs_diff_f16(a, b), 2e-2) << "the wg and w4 kernels disagree with dropout on";
   EXPECT_EQ(run_case(wg, DType::F16, 11, 0.3f), b) << "wg: same seed, same bits";
 }
 
