@@ -26,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "braid/bench/attention_reference.cuh"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
               batches_arg = "1,2,4", out, peers_path, trace_dir, only = "prompt,decode";
   std::string commit = BRAID_GIT_COMMIT;
   int reps = 30;
+  std::string pick;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -89,11 +91,13 @@ int main(int argc, char** argv) {
     else if (a == "--peers") peers_path = next();
     else if (a == "--commit") commit = next();
     else if (a == "--trace-dir") trace_dir = next();
+    else if (a == "--pick") pick = next();  // qkv,attention,out configuration names instead of tuning
     else {
       std::fprintf(stderr,
                    "usage: braid-bench-attn [--models gpt3,llama] [--cases prompt,decode] [--prompts 512,...]\n"
                    "                        [--caches 512,...] [--batches 1,2,4] [--reps N] [--out CSV]\n"
-                   "                        [--peers attn_torch.csv] [--commit HASH] [--trace-dir DIR]\n");
+                   "                        [--peers attn_torch.csv] [--commit HASH] [--trace-dir DIR]\n"
+                   "                        [--pick QKV,ATTN,OUT (e.g. skinny-a1s4,d8-c8,64x128)]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -253,15 +257,45 @@ int main(int argc, char** argv) {
       }
       return std::make_pair(best, best_us);
     };
-    const auto [cq, tq] = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H);
-    const auto [co, to] = tune_gemm(Attn, Wo, Y, M, H, HD);
+    workloads::GemmChoice cq, co;
+    double tq = 0, to = 0;
     AttentionConfig ca;
-    double ta = 1e30;
-    {
+    double ta = pick.empty() ? 1e30 : 0;
+    if (!pick.empty()) {  // the configurations given, untimed
+      std::vector<std::string> names;
+      for (size_t a = 0, b; a <= pick.size(); a = b + 1) {
+        b = pick.find(',', a);
+        if (b == std::string::npos) b = pick.size();
+        names.push_back(pick.substr(a, b - a));
+      }
+      if (names.size() != 3) throw std::invalid_argument("--pick needs QKV,ATTN,OUT (got '" + pick + "')");
+      auto gemm_choice = [&](const std::string& n) {
+        if (n.rfind("skinny-", 0) == 0) {
+          skinny::SkinnyConfig sc = skinny::parse_skinny_config(n);
+          return workloads::GemmChoice::skinny(sc);
+        }
+        GemmConfig g;
+        if (auto why = hopper::parse_gemm_config(n, g); !why.empty()) throw std::invalid_argument("--pick: " + why);
+        return workloads::GemmChoice(g);
+      };
+      cq = gemm_choice(names[0]);
+      co = gemm_choice(names[2]);
+      if (auto why = attention::parse_attention_config(names[1], ca); !why.empty()) throw std::invalid_argument("--pick: " + why);
+    } else {
+      std::tie(cq, tq) = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H);
+      std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD);
+    }
+    if (pick.empty()) {
       std::vector<AttentionConfig> cands;
-      if (cs.decode)
+      if (cs.decode) {
         for (int sk : {64, 128, 256, 512}) cands.push_back({1, sk});
-      else {
+        for (int w : {4, 8})  // the decode kernel (flash_decode_kernel.cuh)
+          for (int sk : {128, 256, 512, 1024, -4, -8}) {  // keys per split; -n: n splits as one cluster
+            AttentionConfig c{w, std::max(sk, 0), false, false, true};
+            c.cluster = sk < 0 ? -sk : 0;
+            cands.push_back(c);
+          }
+      } else {
         cands.push_back({4, 0, false});
         cands.push_back({4, 0, true});
         cands.push_back({4, 0, false, true});  // the Hopper kernel (where it can run: no cache, S % 128 == 0)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "braid/kernels/attention/flash_decode_kernel.cuh"
 #include "braid/kernels/attention/flash_kernel.cuh"
 #include "braid/kernels/attention/flash_sm90_kernel.cuh"
 #include "braid/kernels/attention/unfused_kernels.cuh"
@@ -25,6 +26,7 @@ struct AttentionOp::Impl {
   size_t smem = 0;
   Grid grid{1, 1, 1};
   TileShape tile;
+  int cluster = 1;  // CTAs per thread-block cluster along z (the decode kernel's cluster merge)
   float* workspace = nullptr;
   uint32_t* arrivals = nullptr;
   ~Impl() {
@@ -42,7 +44,9 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
     out = c;
     return "";
   }
-  if (text.size() < 2 || text[0] != 'w') return "an attention config starts with w<warps> or is wg[-r] (got '" + text + "')";
+  if (text.size() < 2 || (text[0] != 'w' && text[0] != 'd'))
+    return "an attention config starts with w<warps> or d<warps> (decode kernel), or is wg[-r] (got '" + text + "')";
+  c.decode = text[0] == 'd';
   try {
     c.warps = std::stoi(text.substr(1), &pos);
     pos += 1;
@@ -51,21 +55,27 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
         size_t q = 0;
         c.split_keys = std::stoi(text.substr(pos + 2), &q);
         pos += 2 + q;
-      } else if (text.compare(pos, 2, "-r") == 0) {
+      } else if (text.compare(pos, 2, "-c") == 0 && c.decode) {
+        size_t q = 0;
+        c.cluster = std::stoi(text.substr(pos + 2), &q);
+        pos += 2 + q;
+      } else if (text.compare(pos, 2, "-r") == 0 && !c.decode) {
         c.reverse = true;
         pos += 2;
       } else {
-        return "unknown option at offset " + std::to_string(pos) + " of '" + text + "' (known: -s<keys> -r)";
+        return "unknown option at offset " + std::to_string(pos) + " of '" + text + "' (known: -s<keys>, -r; decode: -s<keys>, -c<CTAs>)";
       }
     }
   } catch (const std::exception&) {
-    return "cannot parse attention config '" + text + "' (e.g. w4, w1-s256, w4-r)";
+    return "cannot parse attention config '" + text + "' (e.g. w4, w1-s256, w4-r, d4-s256, d8-c8)";
   }
   out = c;
   return "";
 }
 
-static int rows_per_cta(const AttentionConfig& c) { return c.hopper ? sm90::kBlockM : 16 * c.warps; }
+static int rows_per_cta(const AttentionConfig& c) {
+  return c.hopper ? sm90::kBlockM : c.decode ? kDecodeMaxRows : 16 * c.warps;
+}
 
 std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionConfig& c) {
   if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "dtype must be fp16 or bf16";
@@ -75,6 +85,17 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
       return "the Hopper attention kernel (wg) needs S_new to be a multiple of " + std::to_string(sm90::kBlockM) +
              " (got " + std::to_string(a.S_new) + "): use w4";
     if (c.split_keys != 0) return "the Hopper attention kernel (wg) has no key splits";
+  } else if (c.decode) {
+    if (c.warps != 4 && c.warps != 8) return "the decode kernel (d) runs 4 or 8 warps (got " + std::to_string(c.warps) + ")";
+    if (a.S_new > kDecodeMaxRows)
+      return "the decode kernel (d) takes at most " + std::to_string(kDecodeMaxRows) + " new tokens per sequence (got S_new=" +
+             std::to_string(a.S_new) + "): use w4 or wg";
+    if (c.reverse) return "the decode kernel (d) has one query block per sequence: nothing to reverse";
+    if (c.cluster != 0 && (c.cluster < 2 || c.cluster > 8))
+      return "a decode cluster has 2 to 8 CTAs (got " + std::to_string(c.cluster) + ")";
+    if (c.cluster != 0 && c.split_keys != 0) return "the decode kernel takes -s<keys> or -c<CTAs>, not both";
+  } else if (c.cluster != 0) {
+    return "only the decode kernel (d) splits keys over a cluster";
   } else if (c.warps != 1 && c.warps != 4) {
     return "warps must be 1 or 4 (got " + std::to_string(c.warps) + ")";
   }
@@ -136,6 +157,13 @@ static KernelFn kernel_for() {
   return flash_attention_kernel<T, W>;
 }
 
+// The decode kernel's instances: 4 or 8 warps; one query row per thread (plain decode) or up to 4.
+template <class T>
+static KernelFn decode_kernel_for(int warps, int q_rows) {
+  if (warps == 8) return q_rows == 1 ? flash_decode_kernel<T, 8, 1> : flash_decode_kernel<T, 8, kDecodeMaxRows>;
+  return q_rows == 1 ? flash_decode_kernel<T, 4, 1> : flash_decode_kernel<T, 4, kDecodeMaxRows>;
+}
+
 std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
   auto im = std::make_unique<Impl>();
@@ -145,11 +173,13 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   const int q_rows = a.S_new < bm ? a.S_new : bm;
   const int q_blocks = a.S_new / q_rows;
   const int keys = a.S_cached + a.S_new;
-  const int split_keys = c.split_keys ? c.split_keys : ((keys + kKeyBlock - 1) / kKeyBlock) * kKeyBlock;
+  const int whole = ((keys + kKeyBlock - 1) / kKeyBlock) * kKeyBlock;
+  const int per_cta = c.cluster ? (keys + c.cluster - 1) / c.cluster : 0;  // decode cluster: keys per CTA
+  const int split_keys = c.split_keys ? c.split_keys : c.cluster ? ((per_cta + kKeyBlock - 1) / kKeyBlock) * kKeyBlock : whole;
   const int splits = (keys + split_keys - 1) / split_keys;
   // A split of one key block needs no second buffer: half the shared memory, twice the CTAs per SM.
   const int kv_buffers = split_keys <= kKeyBlock ? 1 : 2;
-  if (size_t(2 * splits + 1) * q_rows * sizeof(float) > 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes)
+  if (!c.decode && size_t(2 * splits + 1) * q_rows * sizeof(float) > 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes)
     return "too many key splits (" + std::to_string(splits) + ") for the merge's shared memory: raise split_keys";
   fill_layout(im->p, a, q_rows, q_blocks);
   FlashParams& p = im->p;
@@ -179,12 +209,15 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   p.split_keys = split_keys;
   p.reverse_rows = c.reverse ? 1 : 0;
   p.kv_buffers = kv_buffers;
+  p.cluster_merge = c.cluster && splits > 1 ? 1 : 0;  // (splits <= cluster: one cluster of `splits` CTAs per tile)
+  im->cluster = p.cluster_merge ? splits : 1;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
   im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(splits));
   im->threads = 32 * c.warps;
-  im->smem = size_t(bm) * kRowBytes + 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes;
-  if (splits > 1) {
+  im->smem = c.decode ? decode_smem_floats(c.warps, q_rows, splits) * sizeof(float)
+                      : size_t(bm) * kRowBytes + 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes;
+  if (splits > 1 && !p.cluster_merge) {
     const size_t tiles = size_t(a.NH) * a.B * q_blocks, rows = tiles * splits * q_rows;
     if (cudaMalloc(&im->workspace, rows * (D + 2) * sizeof(float)) != cudaSuccess ||
         cudaMalloc(&im->arrivals, tiles * sizeof(uint32_t)) != cudaSuccess ||
@@ -195,8 +228,11 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     p.arrivals = im->arrivals;
   }
   const bool bf = a.dtype == DType::BF16;
-  im->kernel = c.warps == 4 ? (bf ? kernel_for<__nv_bfloat16, 4>() : kernel_for<__half, 4>())
-                            : (bf ? kernel_for<__nv_bfloat16, 1>() : kernel_for<__half, 1>());
+  if (c.decode)
+    im->kernel = bf ? decode_kernel_for<__nv_bfloat16>(c.warps, q_rows) : decode_kernel_for<__half>(c.warps, q_rows);
+  else
+    im->kernel = c.warps == 4 ? (bf ? kernel_for<__nv_bfloat16, 4>() : kernel_for<__half, 4>())
+                              : (bf ? kernel_for<__nv_bfloat16, 1>() : kernel_for<__half, 1>());
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
     return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
   impl_ = std::move(im);
@@ -239,7 +275,9 @@ void AttentionOp::launch(const LaunchCtx& ctx) const {
   if (sp.has(kSync) && sp.num_inputs != 1)
     throw std::invalid_argument("attention::AttentionOp: exactly one producer (the QKV stage) when synchronized");
   if (i.kernel90) launch_kernel(ctx, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
-  else launch_kernel(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
+  else
+    launch_kernel_clustered(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, dim3(1, 1, uint32_t(i.cluster)),
+                            i.p, sp);
 }
 
 void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -249,7 +287,9 @@ void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
   if (i.kernel90) launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
-  else launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p, sp);
+  else
+    launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
+                            dim3(1, 1, uint32_t(i.cluster)), i.p, sp);
 }
 
 // ---- the unfused chain ---------------------------------------------------------------------------

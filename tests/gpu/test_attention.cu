@@ -145,6 +145,13 @@ double max_abs_diff_f16(const std::vector<uint16_t>& a, const std::vector<uint16
   return m;
 }
 
+// The decode kernel with its keys split over a cluster of `ctas` CTAs.
+AttentionConfig decode_cluster(int warps, int ctas) {
+  AttentionConfig c{warps, 0, false, false, true};
+  c.cluster = ctas;
+  return c;
+}
+
 TEST_F(HopperTest, AttentionMatchesReference) {
   const std::vector<AttnCase> cases = {
       {1, 128, 0, 2, true, 0.f, {4, 0}, false},     // prompt, causal
@@ -164,6 +171,18 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {1, 256, 0, 2, false, 0.f, {4, 0, false, true}, false},  // not causal
       {1, 256, 0, 2, true, 0.2f, {4, 0, false, true}, false},  // dropout
       {2, 128, 0, 1, true, 0.f, {4, 0, false, true}, true},    // the cache update of a prompt
+      // The decode kernel (d: 16 lanes per key, K and V into registers, at most 4 new tokens)
+      {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},   // 2 splits, ragged, cache update
+      {2, 1, 513, 3, true, 0.f, {8, 0, false, false, true}, true},     // one split, 8 warps
+      {1, 1, 2047, 2, true, 0.f, {4, 64, false, false, true}, false},  // 32 splits of one step each
+      {1, 4, 77, 2, true, 0.f, {4, 0, false, false, true}, true},      // 4 tokens appended (causal rows)
+      {2, 3, 130, 2, false, 0.f, {8, 64, false, false, true}, true},   // 3 tokens, not causal, splits
+      {2, 1, 300, 2, true, 0.3f, {4, 128, false, false, true}, false}, // dropout with splits
+      {1, 2, 0, 2, true, 0.f, {4, 0, false, false, true}, true},       // no cache: new keys only
+      // ... its splits as one thread-block cluster, merged through distributed shared memory
+      {3, 1, 700, 2, true, 0.f, decode_cluster(8, 8), true},   // 8 CTAs of 128 keys (the last ragged)
+      {2, 4, 200, 3, true, 0.f, decode_cluster(4, 4), true},   // 4 tokens, causal rows, 4 CTAs
+      {2, 1, 100, 2, true, 0.3f, decode_cluster(8, 8), false}, // 101 keys: 2 CTAs of 64, dropout
   };
   for (DType dt : {DType::F16, DType::BF16})
     for (const auto& c : cases) {
@@ -210,6 +229,13 @@ TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
   ASSERT_EQ(a.size(), b.size());
   EXPECT_LT(max_abs_diff_f16(a, b), 2e-2) << "the wg and w4 kernels disagree with dropout on";
   EXPECT_EQ(run_case(wg, DType::F16, 11, 0.3f), b) << "wg: same seed, same bits";
+  // The decode kernel too (fp32 P instead of fp16 P: agreement to fp16 rounding), and p = 0 is none.
+  const AttnCase w1{2, 1, 300, 2, true, 0.f, {1, 128}, false}, d4{2, 1, 300, 2, true, 0.f, {4, 128, false, false, true}, false};
+  const auto e = run_case(w1, DType::F16, 13, 0.3f), f = run_case(d4, DType::F16, 13, 0.3f);
+  ASSERT_EQ(e.size(), f.size());
+  EXPECT_LT(max_abs_diff_f16(e, f), 2e-2) << "the decode and w1 kernels disagree with dropout on";
+  EXPECT_EQ(run_case(d4, DType::F16, 13, 0.3f), f) << "d4: same seed, same bits";
+  EXPECT_EQ(run_case(d4, DType::F16, 99, 0.f), run_case(d4, DType::F16, 1)) << "d4: p = 0 must equal no dropout";
 }
 
 TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
@@ -249,6 +275,26 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
   a.S_cached = 64;
   EXPECT_NE(AttentionOp::can_implement(a, cfg).find("cached"), std::string::npos);
+  EXPECT_EQ(attention::parse_attention_config("d8-s512", cfg), "");  // the decode kernel: at most 4 new tokens
+  EXPECT_TRUE(cfg.decode && cfg.warps == 8 && cfg.split_keys == 512);
+  EXPECT_EQ(cfg.name(), "d8-s512");
+  EXPECT_NE(attention::parse_attention_config("d4-r", cfg), "");
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("at most 4"), std::string::npos);
+  a.S_new = 4;
+  a.S_cached = 0;
+  EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
+  cfg.warps = 2;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("4 or 8 warps"), std::string::npos);
+  EXPECT_EQ(attention::parse_attention_config("d4-c8", cfg), "");  // keys over a cluster of 8 CTAs
+  EXPECT_EQ(cfg.cluster, 8);
+  EXPECT_EQ(cfg.name(), "d4-c8");
+  EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
+  cfg.cluster = 9;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("2 to 8"), std::string::npos);
+  cfg.cluster = 4;
+  cfg.split_keys = 128;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("not both"), std::string::npos);
+  EXPECT_NE(attention::parse_attention_config("w4-c4", cfg), "");  // clusters: the decode kernel only
   cudaFree(p);
 }
 
@@ -280,6 +326,10 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {3, 1, 200, 2, 768, workloads::GemmChoice::skinny({1, 4, 5}), workloads::GemmChoice::skinny({2, 6, 0}), {1, 64}},  // skinny GEMMs
       {1, 384, 0, 2, 512, g128, g128, {4, 0, false, true}},  // the Hopper attention kernel (TMA waits in its producer)
       {2, 256, 0, 2, 384, g256, g64, {4, 0, true, true}},    // ... two sequences, 256-wide QKV tiles, heavy first
+      {3, 1, 700, 2, 512, workloads::GemmChoice::skinny({1, 4, 5}), workloads::GemmChoice::skinny({2, 6, 0}),
+       {4, 256, false, false, true}},  // the decode kernel: 3 splits, only the last waits for new K, V
+      {2, 3, 200, 2, 384, g64sk, g64, {8, 64, false, false, true}},  // ... 3 new tokens, 4 splits, 8 warps
+      {2, 1, 900, 2, 512, workloads::GemmChoice::skinny({1, 4, 0, true}), g64, decode_cluster(8, 8)},  // ... a cluster
   };
   const DType dt = DType::F16;
   cudaStream_t s;

@@ -40,23 +40,35 @@ struct LaunchCtx {
   StageParams params;
 };
 
-// cudaLaunchKernelEx with the PDL attribute when the context asks for it.
+// cudaLaunchKernelEx with the PDL attribute when the context asks for it, and thread-block clusters
+// of `cluster` CTAs when that is more than one CTA (the grid must be whole clusters).
 template <class... KArgs, class... Args>
-void launch_kernel(const LaunchCtx& ctx, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem,
-                   Args&&... args) {
+void launch_kernel_clustered(const LaunchCtx& ctx, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem,
+                             dim3 cluster, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = ctx.stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
+  unsigned n = 0;
   if (ctx.pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[n++].val.programmaticStreamSerializationAllowed = 1;
   }
+  if (cluster.x * cluster.y * cluster.z > 1) {
+    attr[n].id = cudaLaunchAttributeClusterDimension;
+    attr[n++].val.clusterDim = {cluster.x, cluster.y, cluster.z};
+  }
+  cfg.attrs = n ? attr : nullptr;
+  cfg.numAttrs = n;
   BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
+template <class... KArgs, class... Args>
+void launch_kernel(const LaunchCtx& ctx, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem,
+                   Args&&... args) {
+  launch_kernel_clustered(ctx, kernel, grid, block, smem, dim3(1, 1, 1), std::forward<Args>(args)...);
 }
 
 struct ChainOptions {

@@ -40,6 +40,7 @@ struct FlashParams {
   int write_cache = 0;  // split 0 of each tile copies its new tokens' K, V into the cache
   int reverse_rows = 0;  // launch order of the query blocks: last first
   int kv_buffers = 2;    // K/V block buffers: 2 (double-buffered), 1 when every split is one block
+  int cluster_merge = 0;   // decode kernel: a tile's splits are one thread-block cluster, merged in shared memory
   float* part_o = nullptr;     // splits > 1: [tiles, splits, q_rows, 128]
   float* part_ml = nullptr;    //             [tiles, splits, q_rows, 2] (running max in log2 units, sum)
   uint32_t* arrivals = nullptr;  //           [tiles], zero between launches

@@ -47,13 +47,22 @@ struct AttentionConfig {
   // The Hopper kernel (flash_sm90_kernel.cuh: TMA + wgmma, 128 query rows per CTA; prompts without
   // cached keys, S_new a multiple of 128); `warps` and `split_keys` do not apply.
   bool hopper = false;
+  // The decode kernel (flash_decode_kernel.cuh: 16 lanes per key, K and V streamed into registers; at most
+  // kDecodeMaxRows = 4 new tokens per sequence); `warps` 4 or 8 per CTA, `split_keys` as above.
+  bool decode = false;
+  // Decode kernel only: the keys split over a thread-block cluster of this many CTAs (2..8), merged
+  // through distributed shared memory instead of global memory (split_keys then follows from it).
+  int cluster = 0;
   std::string name() const {
     if (hopper) return std::string("wg") + (reverse ? "-r" : "");
+    if (decode)
+      return "d" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
+             (cluster ? "-c" + std::to_string(cluster) : std::string());
     return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
            (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "d4-s256", "d8-c8"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

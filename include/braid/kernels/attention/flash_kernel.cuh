@@ -22,6 +22,7 @@
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/attention_common.cuh"
+#include "braid/kernels/attention/split_merge.cuh"
 
 namespace braid::attention {
 
@@ -239,71 +240,10 @@ __global__ void __launch_bounds__(kWarps * 32) flash_attention_kernel(const Flas
       for (int dt = 0; dt < 16; ++dt) *reinterpret_cast<float2*>(po + dt * 8) = make_float2(o[dt][2 * r], o[dt][2 * r + 1]);
       if (lane % 4 == 0) *reinterpret_cast<float2*>(p.part_ml + (base + qi) * 2) = make_float2(m[r], l[r]);
     }
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) s_last = atomicAdd(p.arrivals + tile_lin, 1u) == uint32_t(p.splits - 1) ? 1u : 0u;
-    __syncthreads();
-    post_tile = s_last != 0;
-    if (post_tile) {
-      __threadfence();
-      if (tid == 0) p.arrivals[tile_lin] = 0;  // every split of this launch has arrived
-      // Merge, latency-bound (a handful of rows, many splits): first every split's weight of every row
-      // into shared memory (the key buffers are free now), all (split, row) pairs loaded at once; then
-      // each thread sums 4 consecutive dims over the splits, 4 splits' loads in flight.
-      const uint64_t base0 = uint64_t(tile_lin) * p.splits * p.q_rows;
-      float* w_s = reinterpret_cast<float*>(smem + BM * kRowBytes);  // [splits][q_rows]
-      float* inv_s = w_s + p.splits * p.q_rows;                       // [q_rows]
-      for (int i = tid; i < p.splits * q_valid; i += kThreads) {
-        const int sidx = i / q_valid, qi = i % q_valid;
-        const float2 ml = __ldcg(reinterpret_cast<const float2*>(p.part_ml + (base0 + uint64_t(sidx) * p.q_rows + qi) * 2));
-        w_s[sidx * p.q_rows + qi] = ml.x;
-        w_s[(p.splits + 1) * p.q_rows + sidx * p.q_rows + qi] = ml.y;  // sums after inv_s
-      }
-      __syncthreads();
-      for (int qi = tid; qi < q_valid; qi += kThreads) {
-        float mx = -INFINITY;
-        for (int sidx = 0; sidx < p.splits; ++sidx) mx = fmaxf(mx, w_s[sidx * p.q_rows + qi]);
-        const float m_use = mx == -INFINITY ? 0.f : mx;
-        float sum = 0.f;
-        for (int sidx = 0; sidx < p.splits; ++sidx) {
-          const float w = exp2f(w_s[sidx * p.q_rows + qi] - m_use);
-          w_s[sidx * p.q_rows + qi] = w;
-          sum += w * w_s[(p.splits + 1) * p.q_rows + sidx * p.q_rows + qi];
-        }
-        inv_s[qi] = sum > 0.f ? 1.f / sum : 0.f;
-      }
-      __syncthreads();
-      for (int idx = tid * 4; idx < q_valid * D; idx += kThreads * 4) {
-        const int qi = idx / D, d = idx % D;
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        int sidx = 0;
-        for (; sidx + 4 <= p.splits; sidx += 4) {
-          float4 v[4];
-#pragma unroll
-          for (int u = 0; u < 4; ++u)
-            v[u] = __ldcg(reinterpret_cast<const float4*>(p.part_o + (base0 + uint64_t(sidx + u) * p.q_rows + qi) * D + d));
-#pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            const float w = w_s[(sidx + u) * p.q_rows + qi];
-            acc.x += w * v[u].x;
-            acc.y += w * v[u].y;
-            acc.z += w * v[u].z;
-            acc.w += w * v[u].w;
-          }
-        }
-        for (; sidx < p.splits; ++sidx) {
-          const float4 v = __ldcg(reinterpret_cast<const float4*>(p.part_o + (base0 + uint64_t(sidx) * p.q_rows + qi) * D + d));
-          const float w = w_s[sidx * p.q_rows + qi];
-          acc.x += w * v.x;
-          acc.y += w * v.y;
-          acc.z += w * v.z;
-          acc.w += w * v.w;
-        }
-        const float inv = inv_s[qi];
-        T* dst = out + uint64_t(row0 + qi) * p.o_ld + h * D + d;
-        *reinterpret_cast<uint2*>(dst) = make_uint2(M::pack(acc.x * inv, acc.y * inv), M::pack(acc.z * inv, acc.w * inv));
-      }
-    }
+    post_tile = detail::arrive_last_split(p, tile_lin, s_last);
+    if (post_tile)  // the key buffers are free now: room for the merge's weights
+      detail::merge_split_partials<T>(p, tile_lin, q_valid, row0, h, reinterpret_cast<float*>(smem + BM * kRowBytes), tid,
+                                      kThreads);
   }
 
   // The KV-cache update: split 0 copies the new tokens' K and V rows of this tile to their positions.

@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include "braid/core/stage.cuh"
+#include "braid/kernels/common/cluster_sm90.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/epilogue.cuh"
 #include "braid/kernels/hopper/tile_scheduler.cuh"
@@ -42,27 +43,11 @@ struct ClusterExchangeBarriers {
 
 namespace cluster {
 
-__device__ __forceinline__ uint32_t rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ uint32_t size() {
-  uint32_t n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-}
-__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
-// The shared::cluster address of `local` (a shared::cta address) in CTA `cta` of the cluster.
-__device__ __forceinline__ uint32_t map(uint32_t local, uint32_t cta) {
-  uint32_t r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(cta));
-  return r;
-}
-// Every thread of every CTA of the cluster (release/acquire at cluster scope).
-__device__ __forceinline__ void sync() {
-  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
-}
+using braid::cluster::map;
+using braid::cluster::rank;
+using braid::cluster::size;
+using braid::cluster::smem_addr;
+using braid::cluster::sync;
 // (mbarrier init, its cluster-scope fence and arrive.expect_tx: tma::init / fence_init / arrive_expect_tx.)
 __device__ __forceinline__ void arrive_remote(uint32_t cluster_bar) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
