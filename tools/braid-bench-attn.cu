@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
   auto gemm_candidates = [](int M, int N, int HD) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
-      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}})
+      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
+                                     {1, 4, 0, true, true}, {2, 4, 0, true, true}})  // (-dsm: cluster reduction)
         v.push_back(workloads::GemmChoice::skinny(c));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})

@@ -151,7 +151,9 @@ int main(int argc, char** argv) {
   bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false;
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
-  std::vector<skinny::SkinnyConfig> skinny_configs = {{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}};
+  // "-dsm": the K-aligned split reduced inside a cluster (where its clusters fit; prepare() says otherwise).
+  std::vector<skinny::SkinnyConfig> skinny_configs = {{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
+                                                      {1, 4, 0, true, true}, {2, 4, 0, true, true}};
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"

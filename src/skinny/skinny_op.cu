@@ -15,7 +15,7 @@ struct SkinnyGemmOp::Impl {
   SkinnyConfig config;
   SkinnyParams p;
   KernelFn kernel = nullptr;
-  int ctas = 0, per_sm = 1;
+  int ctas = 0, per_sm = 1, cluster = 1;  // cluster: CTAs per thread-block cluster (the DSMEM reduction)
   size_t smem = 0;
   Grid grid{1, 1, 1};
   TileShape tile;
@@ -49,6 +49,8 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
     return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
   if (c.ctas_per_sm < 1 || c.ctas_per_sm > 2) return "ctas_per_sm must be 1 or 2";
   if (c.ctas < 0) return "ctas must be >= 0";
+  if (c.dsmem && (!c.aligned || c.ctas != 0))
+    return "the cluster (DSMEM) reduction needs the K-aligned split (a<CTAs per SM>s<stages>-dsm)";
   return "";
 }
 
@@ -114,6 +116,27 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
   if (c.ctas == 0 && c.aligned)  // tiles x S CTAs: every CTA one tile's K range s (skinny_config.hpp)
     want = uint64_t(p.tiles) * std::clamp<uint64_t>(want / uint64_t(p.tiles), 1, uint64_t(p.chunks_per_tile));
   im->ctas = int(std::min<uint64_t>(want, units));
+  if (c.dsmem) {  // one cluster per tile: its S CTAs, rank = K order (blockIdx.x = tile * S + split)
+    const int S = im->ctas / p.tiles;
+    if (S < 2 || S > 8)
+      return "the cluster (DSMEM) reduction needs 2 to 8 CTAs per tile (this shape and config give " + std::to_string(S) +
+             ")";
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim = {unsigned(S), 1, 1};
+    lc.gridDim = dim3(unsigned(im->ctas));
+    lc.blockDim = dim3(kThreads);
+    lc.dynamicSmemBytes = im->smem;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, im->kernel, &lc) != cudaSuccess || clusters * S < im->ctas)
+      return "the " + std::to_string(im->ctas / S) + " clusters of " + std::to_string(S) +
+             " CTAs would not all be resident at once (" + std::to_string(clusters) + " fit)";
+    im->cluster = S;
+    p.cluster_reduce = 1;
+  }
   if (c.ctas > 0 && uint64_t(c.ctas) > uint64_t(fit) * sms)
     return "ctas=" + std::to_string(c.ctas) + " is more than can be resident (" + std::to_string(fit * sms) + ")";
   if (auto why = tma::encode_2d(p.w_map, a.B, 2, uint64_t(a.N), uint64_t(a.K), uint64_t(a.N) * 2, 64, kChunkK); !why.empty())
@@ -151,7 +174,8 @@ void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
     throw std::invalid_argument("skinny::SkinnyGemmOp: the stage's grid/tile shape is not this op's");
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the stream-K order");
   if (sp.has(kSync) && sp.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyGemmOp: only X may be produced");
-  launch_kernel(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, i.p, sp);
+  launch_kernel_clustered(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
+                          i.p, sp);
 }
 
 void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -160,7 +184,8 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, i.p, sp);
+  launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
+                          dim3(uint32_t(i.cluster), 1, 1), i.p, sp);
 }
 
 }  // namespace braid::skinny

@@ -507,6 +507,62 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   cudaFree(p);
 }
 
+// The cluster (DSMEM) reduction of the K-aligned split adds the same partials in the same order as
+// the global-memory reduction: the same bits, for every shape where a tile has 2..8 CTAs.
+TEST_F(HopperTest, SkinnyGemmClusterReductionIsBitIdentical) {
+  using hopper::Activation;
+  std::mt19937 rng(43);
+  struct Case {
+    int N, K;
+    Activation act;
+    int per_sm;
+  };
+  // (tiles x splits: 36 x 3, 36 x 7, 16 x 8, 24 x 5 -- LLaMA's QKV)
+  const std::vector<Case> cases = {{4608, 1536, Activation::None, 1}, {4608, 1536, Activation::GeLU, 2},
+                                   {2048, 1536, Activation::SwiGLU, 1}, {3072, 2048, Activation::None, 1}};
+  int ran = 0;
+  for (DType dt : {DType::F16, DType::BF16})
+    for (int M : {1, 8, 33})
+      for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
+                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " a" + std::to_string(c.per_sm));
+        const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
+        Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
+        X.random(rng, 1.0f, dt);
+        W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+        skinny::SkinnyConfig global{c.per_sm, 4, 0, true}, dsm = global;
+        dsm.dsmem = true;
+        std::vector<uint16_t> want;
+        for (const skinny::SkinnyConfig& cfg : {global, dsm}) {
+          skinny::SkinnyGemmOp op;
+          const std::string why = op.prepare({dt, X.d, W.d, Y.d, M, c.N, c.K, c.act}, cfg);
+          if (cfg.dsmem && why.find("resident") != std::string::npos) continue;  // (a smaller GPU)
+          ASSERT_EQ(why, "");
+          Y.poison();
+          op.run(nullptr);
+          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+          Y.download();
+          if (!cfg.dsmem) {
+            want = Y.h;
+          } else {
+            EXPECT_EQ(Y.h, want) << "the cluster reduction differs from the global one";
+            ++ran;
+          }
+        }
+      }
+  EXPECT_GT(ran, 0);
+  skinny::SkinnyGemmOp op;
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+  skinny::SkinnyConfig stream_k{2, 4, 0};
+  stream_k.dsmem = true;
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, stream_k).find("K-aligned"), std::string::npos);
+  skinny::SkinnyConfig one{1, 4, 0, true};
+  one.dsmem = true;  // 2 tiles of 128 columns x 1 K-chunk: 1 CTA per tile, nothing to reduce
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, one).find("2 to 8"), std::string::npos);
+  cudaFree(p);
+}
+
 TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
   std::mt19937 rng(31);
   const int B = 1, S = 128, NH = 2, H = 256, HD = NH * 128;

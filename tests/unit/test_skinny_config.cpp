@@ -28,10 +28,15 @@ TEST(SkinnyConfig, NamesRoundTrip) {
   EXPECT_EQ(c.name(), "skinny-c96s8");
   EXPECT_TRUE(parse_skinny_config("skinny-a1s4").aligned);
   EXPECT_EQ(parse_skinny_config("a1s4").name(), "skinny-a1s4");
+  const SkinnyConfig d = parse_skinny_config("skinny-a2s6-dsm");  // the cluster (DSMEM) reduction
+  EXPECT_TRUE(d.dsmem && d.aligned);
+  EXPECT_EQ(d.stages, 6);
+  EXPECT_EQ(d.name(), "skinny-a2s6-dsm");
+  EXPECT_FALSE(parse_skinny_config("a2s6").dsmem);
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {
-  for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4"}) {
+  for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4", "a1s4-", "a1s4-dsmx", "a1s4dsm"}) {
     EXPECT_THROW(parse_skinny_config(bad), std::invalid_argument) << bad;
   }
 }

@@ -33,4 +33,13 @@ __device__ __forceinline__ float2 ld_f32x2(uint32_t cluster_addr) {
   return v;
 }
 
+__device__ __forceinline__ float4 ld_f32x4(uint32_t cluster_addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(cluster_addr)
+               : "memory");
+  return v;
+}
+
 }  // namespace braid::cluster

@@ -18,7 +18,9 @@
 //    tile by tile, and CTA j takes the contiguous range [j U / G, (j+1) U / G): every CTA streams the
 //    same number of bytes (no wave quantization at any N). A tile cut between CTAs is reduced by the
 //    last of its CTAs to arrive, adding the partial sums in CTA (= K) order: bit-identical however the
-//    CTAs ran, so a synchronized chain matches stream order exactly.
+//    CTAs ran, so a synchronized chain matches stream order exactly. With the K-aligned split and
+//    SkinnyConfig::dsmem, a tile's CTAs are one thread-block cluster and rank 0 adds the others'
+//    partials from their shared memory in the same order (same bits), skipping the global round trips.
 //  - Each of the 8 warps owns 16 of the tile's 128 columns over all K (no cross-warp reduction);
 //    the epilogue applies the activation from the accumulators: GeLU, or SwiGLU with W's columns
 //    packed per 128 (hopper::pack_swiglu_columns with tile_n 128: 64 gate then 64 up columns), where
@@ -40,6 +42,7 @@
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/mma_sm80.cuh"
 #include "braid/kernels/common/activation.cuh"
+#include "braid/kernels/common/cluster_sm90.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "braid/kernels/skinny/skinny_config.hpp"
@@ -59,6 +62,7 @@ struct alignas(64) SkinnyParams {
   int M = 0, N = 0, K = 0;
   hopper::Activation act = hopper::Activation::None;
   int tiles = 0, chunks_per_tile = 0;  // tiles = ceil(N / 128), chunks_per_tile = ceil(K / 64)
+  int cluster_reduce = 0;              // 1: a tile's CTAs are one cluster, reduced through DSMEM (SkinnyConfig::dsmem)
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches
 };
@@ -234,6 +238,36 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   auto finish_segment = [&](uint32_t t, uint32_t u0, uint32_t u) {
     if (u0 % cpt == 0 && u % cpt == cpt - 1) {  // the whole tile is this CTA's
       finish_tile(t, acc);
+      return;
+    }
+    if (p.cluster_reduce) {
+      // The tile's CTAs are this cluster (rank = K order, one segment each): every CTA leaves its sums in
+      // its own ring (free: the last unit is consumed), rank 0 adds them in rank order -- the order of
+      // the global reduction below, so the same bits -- finishes and posts the tile; the second barrier
+      // keeps the other CTAs (and their shared memory) alive until rank 0 has read them.
+      float4* mine = reinterpret_cast<float4*>(smem);
+      __syncthreads();  // every warp is done reading the ring
+#pragma unroll
+      for (int b = 0; b < MB; ++b) mine[(warp * MB + b) * 32 + lane] = make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
+      cluster::sync();
+      if (cluster::rank() == 0) {
+        float sum[MB][4];
+        const uint32_t n = cluster::size();
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+          const uint32_t local = cluster::smem_addr(mine + (warp * MB + b) * 32 + lane);
+          for (uint32_t r = 0; r < n; ++r) {
+            const float4 v = cluster::ld_f32x4(cluster::map(local, r));
+            sum[b][0] += v.x;
+            sum[b][1] += v.y;
+            sum[b][2] += v.z;
+            sum[b][3] += v.w;
+          }
+        }
+        finish_tile(t, sum);
+      }
+      cluster::sync();
       return;
     }
     const uint32_t first = detail::owner(uint64_t(t) * cpt, U, G), last = detail::owner(uint64_t(t) * cpt + cpt - 1, U, G);
