@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
       if (cs.decode) {
         for (int sk : {64, 128, 256, 512}) cands.push_back({1, sk});
         for (int w : {4, 8})  // the decode kernel (flash_decode_kernel.cuh)
-          for (int sk : {128, 256, 512, 1024, -4, -8}) {  // keys per split; -n: n splits as one cluster
+          for (int sk : {128, 256, 512, 1024, -4, -8, -16}) {  // keys per split; -n: n splits as one cluster
             AttentionConfig c{w, std::max(sk, 0), false, false, true};
             c.cluster = sk < 0 ? -sk : 0;
             cands.push_back(c);

@@ -91,8 +91,8 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
       return "the decode kernel (d) takes at most " + std::to_string(kDecodeMaxRows) + " new tokens per sequence (got S_new=" +
              std::to_string(a.S_new) + "): use w4 or wg";
     if (c.reverse) return "the decode kernel (d) has one query block per sequence: nothing to reverse";
-    if (c.cluster != 0 && (c.cluster < 2 || c.cluster > 8))
-      return "a decode cluster has 2 to 8 CTAs (got " + std::to_string(c.cluster) + ")";
+    if (c.cluster != 0 && (c.cluster < 2 || c.cluster > 16))
+      return "a decode cluster has 2 to 16 CTAs (got " + std::to_string(c.cluster) + ")";
     if (c.cluster != 0 && c.split_keys != 0) return "the decode kernel takes -s<keys> or -c<CTAs>, not both";
   } else if (c.cluster != 0) {
     return "only the decode kernel (d) splits keys over a cluster";
@@ -233,8 +233,16 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   else
     im->kernel = c.warps == 4 ? (bf ? kernel_for<__nv_bfloat16, 4>() : kernel_for<__half, 4>())
                               : (bf ? kernel_for<__nv_bfloat16, 1>() : kernel_for<__half, 1>());
-  if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
+  // The limit is per kernel function, shared by every op of this instantiation: only ever raise it
+  // (another prepared op may need more than this one).
+  cudaFuncAttributes fa{};
+  if (cudaFuncGetAttributes(&fa, im->kernel) != cudaSuccess ||
+      (size_t(fa.maxDynamicSharedSizeBytes) < im->smem &&
+       cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess))
     return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
+  // Clusters of more than 8 CTAs (portable limit) are an opt-in on Hopper (up to 16).
+  if (im->cluster > 8 && cudaFuncSetAttribute(im->kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+    return "this GPU does not allow clusters of " + std::to_string(im->cluster) + " CTAs";
   impl_ = std::move(im);
   return "";
 }

@@ -183,6 +183,7 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {3, 1, 700, 2, true, 0.f, decode_cluster(8, 8), true},   // 8 CTAs of 128 keys (the last ragged)
       {2, 4, 200, 3, true, 0.f, decode_cluster(4, 4), true},   // 4 tokens, causal rows, 4 CTAs
       {2, 1, 100, 2, true, 0.3f, decode_cluster(8, 8), false}, // 101 keys: 2 CTAs of 64, dropout
+      {1, 1, 2047, 2, true, 0.f, decode_cluster(8, 16), true}, // 16 CTAs (a non-portable cluster size)
   };
   for (DType dt : {DType::F16, DType::BF16})
     for (const auto& c : cases) {
@@ -289,8 +290,8 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(cfg.cluster, 8);
   EXPECT_EQ(cfg.name(), "d4-c8");
   EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
-  cfg.cluster = 9;
-  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("2 to 8"), std::string::npos);
+  cfg.cluster = 17;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("2 to 16"), std::string::npos);
   cfg.cluster = 4;
   cfg.split_keys = 128;
   EXPECT_NE(AttentionOp::can_implement(a, cfg).find("not both"), std::string::npos);

@@ -50,7 +50,7 @@ struct AttentionConfig {
   // The decode kernel (flash_decode_kernel.cuh: 16 lanes per key, K and V streamed into registers; at most
   // kDecodeMaxRows = 4 new tokens per sequence); `warps` 4 or 8 per CTA, `split_keys` as above.
   bool decode = false;
-  // Decode kernel only: the keys split over a thread-block cluster of this many CTAs (2..8), merged
+  // Decode kernel only: the keys split over a thread-block cluster of this many CTAs (2..16), merged
   // through distributed shared memory instead of global memory (split_keys then follows from it).
   int cluster = 0;
   std::string name() const {
