@@ -306,6 +306,11 @@ int main(int argc, char** argv) {
         cands.push_back({4, 0, true});
         cands.push_back({4, 0, false, true});  // the Hopper kernel (where it can run: no cache, S % 128 == 0)
         cands.push_back({4, 0, true, true});
+        for (bool r : {false, true}) {  // ... with each tile's key blocks split over a 2-CTA cluster
+          AttentionConfig c{4, 0, r, true};
+          c.cluster = 2;
+          cands.push_back(c);
+        }
       }
       for (const AttentionConfig& c : cands) {
         attention::AttentionOp op;

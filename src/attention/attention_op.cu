@@ -38,9 +38,10 @@ struct AttentionOp::Impl {
 std::string parse_attention_config(const std::string& text, AttentionConfig& out) {
   AttentionConfig c;
   size_t pos = 0;
-  if (text == "wg" || text == "wg-r") {
+  if (text == "wg" || text == "wg-r" || text == "wg-c2" || text == "wg-r-c2") {
     c.hopper = true;
-    c.reverse = text == "wg-r";
+    c.reverse = text.rfind("wg-r", 0) == 0;
+    c.cluster = text.size() > 3 && text.compare(text.size() - 3, 3, "-c2") == 0 ? 2 : 0;
     out = c;
     return "";
   }
@@ -84,7 +85,8 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
     if (a.S_new % sm90::kBlockM != 0)
       return "the Hopper attention kernel (wg) needs S_new to be a multiple of " + std::to_string(sm90::kBlockM) +
              " (got " + std::to_string(a.S_new) + "): use w4";
-    if (c.split_keys != 0) return "the Hopper attention kernel (wg) has no key splits";
+    if (c.split_keys != 0) return "the Hopper attention kernel (wg) splits keys only over a 2-CTA cluster (wg-c2)";
+    if (c.cluster != 0 && c.cluster != 2) return "the Hopper attention kernel (wg) splits keys over 2 CTAs (wg-c2) or none";
   } else if (c.decode) {
     if (c.warps != 4 && c.warps != 8) return "the decode kernel (d) runs 4 or 8 warps (got " + std::to_string(c.warps) + ")";
     if (a.S_new > kDecodeMaxRows)
@@ -95,7 +97,7 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
       return "a decode cluster has 2 to 16 CTAs (got " + std::to_string(c.cluster) + ")";
     if (c.cluster != 0 && c.split_keys != 0) return "the decode kernel takes -s<keys> or -c<CTAs>, not both";
   } else if (c.cluster != 0) {
-    return "only the decode kernel (d) splits keys over a cluster";
+    return "only the decode (d) and Hopper (wg) kernels split keys over a cluster";
   } else if (c.warps != 1 && c.warps != 4) {
     return "warps must be 1 or 4 (got " + std::to_string(c.warps) + ")";
   }
@@ -194,9 +196,13 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     if (auto why = tma::encode_2d(im->p90.qkv_map, a.qkv, 2, cols, uint64_t(a.B) * a.S_new, cols * 2, 64, sm90::kBlockM);
         !why.empty())
       return "the QKV tensor map: " + why;
+    // wg-c2: every tile's key blocks halved between the two CTAs of a cluster (the causal tail's long
+    // query blocks no longer set the kernel's time alone); rank 0 merges through DSMEM and posts.
+    im->p90.p.cluster_merge = c.cluster == 2 ? 1 : 0;
+    im->cluster = c.cluster == 2 ? 2 : 1;
     im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
     im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
-    im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), 1);
+    im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(im->cluster));
     im->threads = sm90::kThreads;
     im->smem = sm90::kSmemBytes;
     im->kernel90 = a.dtype == DType::BF16 ? flash_attention_sm90_kernel<__nv_bfloat16> : flash_attention_sm90_kernel<__half>;
@@ -282,7 +288,9 @@ void AttentionOp::launch(const LaunchCtx& ctx) const {
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("attention::AttentionOp: tiles follow the launch grid (no dynamic order)");
   if (sp.has(kSync) && sp.num_inputs != 1)
     throw std::invalid_argument("attention::AttentionOp: exactly one producer (the QKV stage) when synchronized");
-  if (i.kernel90) launch_kernel(ctx, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
+  if (i.kernel90)
+    launch_kernel_clustered(ctx, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
+                            dim3(1, 1, uint32_t(i.cluster)), i.p90, sp);
   else
     launch_kernel_clustered(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, dim3(1, 1, uint32_t(i.cluster)),
                             i.p, sp);
@@ -294,7 +302,9 @@ void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  if (i.kernel90) launch_kernel(LaunchCtx{s, pdl, sp}, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, i.p90, sp);
+  if (i.kernel90)
+    launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
+                            dim3(1, 1, uint32_t(i.cluster)), i.p90, sp);
   else
     launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
                             dim3(1, 1, uint32_t(i.cluster)), i.p, sp);

@@ -145,6 +145,13 @@ double max_abs_diff_f16(const std::vector<uint16_t>& a, const std::vector<uint16
   return m;
 }
 
+// The Hopper kernel with each tile's key blocks split over a 2-CTA cluster.
+AttentionConfig hopper_pair(bool reverse) {
+  AttentionConfig c{4, 0, reverse, true};
+  c.cluster = 2;
+  return c;
+}
+
 // The decode kernel with its keys split over a cluster of `ctas` CTAs.
 AttentionConfig decode_cluster(int warps, int ctas) {
   AttentionConfig c{warps, 0, false, false, true};
@@ -171,6 +178,12 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {1, 256, 0, 2, false, 0.f, {4, 0, false, true}, false},  // not causal
       {1, 256, 0, 2, true, 0.2f, {4, 0, false, true}, false},  // dropout
       {2, 128, 0, 1, true, 0.f, {4, 0, false, true}, true},    // the cache update of a prompt
+      // ... its key blocks halved between the two CTAs of a cluster (wg-c2), merged through DSMEM
+      {1, 128, 0, 2, true, 0.f, hopper_pair(false), false},   // one block: split 1 has no keys
+      {2, 512, 0, 3, true, 0.f, hopper_pair(true), false},    // two sequences, 4 blocks, heavy first
+      {1, 384, 0, 2, false, 0.f, hopper_pair(false), false},  // not causal: 3 blocks split 2 + 1
+      {1, 256, 0, 2, true, 0.2f, hopper_pair(false), false},  // dropout
+      {2, 256, 0, 1, true, 0.f, hopper_pair(true), true},     // the cache update (by the diagonal's CTA)
       // The decode kernel (d: 16 lanes per key, K and V into registers, at most 4 new tokens)
       {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},   // 2 splits, ragged, cache update
       {2, 1, 513, 3, true, 0.f, {8, 0, false, false, true}, true},     // one split, 8 warps
@@ -230,6 +243,11 @@ TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
   ASSERT_EQ(a.size(), b.size());
   EXPECT_LT(max_abs_diff_f16(a, b), 2e-2) << "the wg and w4 kernels disagree with dropout on";
   EXPECT_EQ(run_case(wg, DType::F16, 11, 0.3f), b) << "wg: same seed, same bits";
+  AttnCase wg2 = wg;
+  wg2.cfg = hopper_pair(false);
+  const auto b2 = run_case(wg2, DType::F16, 11, 0.3f);
+  EXPECT_LT(max_abs_diff_f16(a, b2), 2e-2) << "wg-c2 and w4 disagree with dropout on";
+  EXPECT_EQ(run_case(wg2, DType::F16, 11, 0.3f), b2) << "wg-c2: same seed, same bits";
   // The decode kernel too (fp32 P instead of fp16 P: agreement to fp16 rounding), and p = 0 is none.
   const AttnCase w1{2, 1, 300, 2, true, 0.f, {1, 128}, false}, d4{2, 1, 300, 2, true, 0.f, {4, 128, false, false, true}, false};
   const auto e = run_case(w1, DType::F16, 13, 0.3f), f = run_case(d4, DType::F16, 13, 0.3f);
@@ -295,7 +313,10 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   cfg.cluster = 4;
   cfg.split_keys = 128;
   EXPECT_NE(AttentionOp::can_implement(a, cfg).find("not both"), std::string::npos);
-  EXPECT_NE(attention::parse_attention_config("w4-c4", cfg), "");  // clusters: the decode kernel only
+  EXPECT_NE(attention::parse_attention_config("w4-c4", cfg), "");  // clusters: the decode and Hopper kernels only
+  EXPECT_EQ(attention::parse_attention_config("wg-r-c2", cfg), "");
+  EXPECT_TRUE(cfg.hopper && cfg.reverse && cfg.cluster == 2);
+  EXPECT_EQ(cfg.name(), "wg-r-c2");
   cudaFree(p);
 }
 
@@ -331,6 +352,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
        {4, 256, false, false, true}},  // the decode kernel: 3 splits, only the last waits for new K, V
       {2, 3, 200, 2, 384, g64sk, g64, {8, 64, false, false, true}},  // ... 3 new tokens, 4 splits, 8 warps
       {2, 1, 900, 2, 512, workloads::GemmChoice::skinny({1, 4, 0, true}), g64, decode_cluster(8, 8)},  // ... a cluster
+      {1, 512, 0, 2, 512, g128, g128, hopper_pair(true)},  // the Hopper kernel, key blocks split over 2 CTAs
   };
   const DType dt = DType::F16;
   cudaStream_t s;

@@ -50,11 +50,12 @@ struct AttentionConfig {
   // The decode kernel (flash_decode_kernel.cuh: 16 lanes per key, K and V streamed into registers; at most
   // kDecodeMaxRows = 4 new tokens per sequence); `warps` 4 or 8 per CTA, `split_keys` as above.
   bool decode = false;
-  // Decode kernel only: the keys split over a thread-block cluster of this many CTAs (2..16), merged
-  // through distributed shared memory instead of global memory (split_keys then follows from it).
+  // Decode kernel: the keys split over a thread-block cluster of this many CTAs (2..16), merged through
+  // distributed shared memory instead of global memory (split_keys then follows from it). Hopper kernel
+  // (wg-c2): 2 -- each tile's key blocks halved between a cluster's two CTAs.
   int cluster = 0;
   std::string name() const {
-    if (hopper) return std::string("wg") + (reverse ? "-r" : "");
+    if (hopper) return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "");
     if (decode)
       return "d" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
              (cluster ? "-c" + std::to_string(cluster) : std::string());
@@ -62,7 +63,7 @@ struct AttentionConfig {
            (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "d4-s256", "d8-c8"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "d4-s256", "d8-c8"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

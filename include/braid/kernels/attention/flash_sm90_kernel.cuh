@@ -29,6 +29,7 @@
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/attention_common.cuh"
 #include "braid/kernels/attention/wgmma_sm90.cuh"
+#include "braid/kernels/common/cluster_sm90.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 
 namespace braid::attention {
@@ -87,7 +88,14 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
   const int b = qb.b, q0 = qb.q0, row0 = qb.row0;
   const uint32_t HD = uint32_t(p.NH) * D;
   const int key_end = p.causal ? q0 + kBlockM : p.S_new;
-  const int n_blocks = key_end / kBlockN;
+  const int n_total = key_end / kBlockN;
+  // Key split (cluster_merge): the tile's key blocks are halved between the two CTAs of a cluster
+  // (split 0 the first ceil(n/2), split 1 the rest, with the causal diagonal); rank 0 merges.
+  const bool pair = p.cluster_merge != 0;
+  const int split = pair ? int(blockIdx.z) : 0;
+  const int j_begin = split == 0 ? 0 : (n_total + 1) / 2;
+  const int n_blocks = (pair && split == 0 ? (n_total + 1) / 2 : n_total) - j_begin;  // this CTA's blocks
+  const bool holds_diagonal = !pair || split == (n_total >= 2 ? 1 : 0);
   const bool qkv_done = producer_complete(sp, bs, 0);
 
   if (wgi == 0) {
@@ -126,7 +134,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
         const int s = j % kStages;
         const uint32_t free_phase = ((j / kStages) & 1) ^ 1;  // the consumers' release of block j - kStages
         if (j >= kStages) tma::wait(&k_empty[s], free_phase);
-        const uint32_t r0 = uint32_t(b * p.S_new + j * kBlockN), r1 = r0 + kBlockN - 1;
+        const uint32_t r0 = uint32_t(b * p.S_new + (j_begin + j) * kBlockN), r1 = r0 + kBlockN - 1;
         if (waits && r1 >= ready_until) {
           wait_tiles(max(r0, ready_until), r1, HD + h * D);
           wait_tiles(max(r0, ready_until), r1, 2 * HD + h * D);
@@ -142,6 +150,10 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
           tma::load_2d(smem + kSmemV + s * kTileBytes + pnl * kPanelBytes, &P.qkv_map, 2 * HD + h * D + pnl * 64,
                        int(r0), &v_full[s], keep);
       }
+    }
+    if (pair) {  // (the consumers' two cluster barriers: every thread of the cluster arrives at each)
+      cluster::sync();
+      cluster::sync();
     }
   } else {
     // ---- consumers: warpgroup c owns query rows c * 64 .. c * 64 + 63 of the block ----
@@ -180,8 +192,8 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     // Mask, online softmax (log2 units) and dropout of block j in sc; returns O's rescale per row
     // (applied by the caller once the previous block's P.V has finished with O).
     auto softmax = [&](int j, float (&alpha)[2]) {
-      const int kb = j * kBlockN;
-      if (p.causal && j == n_blocks - 1) {  // causal: only the diagonal block has keys after some rows
+      const int kb = (j_begin + j) * kBlockN;
+      if (p.causal && j_begin + j == n_total - 1) {  // causal: only the diagonal block has keys after some rows
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
           const int kp = kb + (i / 4) * 8 + c2 + (i & 1), qp = qpos0 + ((i >> 1) & 1) * 8;
@@ -227,6 +239,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     // stages are released separately: K_j as soon as S_j is done, V_j once P_j.V_j is.
     tma::wait(&q_full, 0);
     float alpha[2];
+    if (n_blocks > 0) {  // (split 1 of a one-block tile has none: its partial is empty)
     tma::wait(&k_full[0], 0);
     wg::fence();
     issue_scores(0);
@@ -260,8 +273,45 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     wg::wait<0>();
     wg::fence_regs(o);
     tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
+    }
+
+    if (pair) {
+      // Split 1 leaves its partial (O, and per row the max and this thread's part of the sum) in its own
+      // K/V ring -- free once both warpgroups are past their last MMAs -- as [warpgroup][value][thread];
+      // rank 0 reads it through distributed shared memory and merges. The second cluster barrier keeps
+      // split 1 (and its shared memory) alive until then.
+      float* xch = reinterpret_cast<float*>(smem_raw + (smem + kSmemK - mma::smem_u32(smem_raw)));
+      constexpr int kVals = 64 + 4;
+      ptx::named_barrier_sync(3, 256);  // both consumer warpgroups are done with the rings
+      if (split == 1) {
+#pragma unroll
+        for (int i = 0; i < 64; ++i) xch[(c * kVals + i) * 128 + t] = o[i];
+        xch[(c * kVals + 64) * 128 + t] = m[0];
+        xch[(c * kVals + 65) * 128 + t] = m[1];
+        xch[(c * kVals + 66) * 128 + t] = l[0];
+        xch[(c * kVals + 67) * 128 + t] = l[1];
+      }
+      cluster::sync();
+      if (split == 0) {
+        const uint32_t base = cluster::map(cluster::smem_addr(xch), 1u);
+        auto peer = [&](int v) { return cluster::ld_f32(base + uint32_t(((c * kVals + v) * 128 + t) * 4)); };
+        float a0[2], a1[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const float m1 = peer(64 + r), l1 = peer(66 + r), mt = fmaxf(m[r], m1);
+          const float m_use = mt == -INFINITY ? 0.f : mt;
+          a0[r] = mma::fast_exp2(m[r] - m_use);
+          a1[r] = mma::fast_exp2(m1 - m_use);
+          l[r] = l[r] * a0[r] + l1 * a1[r];
+          m[r] = mt;
+        }
+#pragma unroll
+        for (int i = 0; i < 64; ++i) o[i] = o[i] * a0[(i >> 1) & 1] + peer(i) * a1[(i >> 1) & 1];
+      }
+    }
 
     // Normalize, stage O in this warpgroup's Q rows (its last wgmma has read them), store coalesced.
+    if (split == 0) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
@@ -285,12 +335,14 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
       *reinterpret_cast<uint4*>(out + uint64_t(row0 + c * 64 + r) * p.o_ld + h * D + ch * 8) =
           *reinterpret_cast<const uint4*>(stage + off);
     }
+    }
     // The KV-cache update: the block's new tokens' K and V rows (every one waited on by the producer
-    // and loaded through the barriers above: the diagonal block holds them).
-    if (p.write_cache) detail::copy_new_kv_to_cache<T>(p, b, h, q0 + c * 64, 64, t, 128);
+    // of the CTA that holds the diagonal block, and loaded through the barriers above).
+    if (p.write_cache && holds_diagonal) detail::copy_new_kv_to_cache<T>(p, b, h, q0 + c * 64, 64, t, 128);
+    if (pair) cluster::sync();
   }
 
-  post(sp, bs, tile);
+  if (split == 0) post(sp, bs, tile);
   end_block(sp, bs);
 #endif
 }
