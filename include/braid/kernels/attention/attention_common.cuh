@@ -63,6 +63,17 @@ struct QueryBlock {
       : b(y / p.q_blocks), q0((y % p.q_blocks) * p.q_rows), q_valid(min(p.q_rows, p.S_new - q0)), row0(b * p.S_new + q0) {}
 };
 
+// The keys [begin, end) that key split `split` of a query block covers: the split's range, cut at the
+// block's last visible key (causal: its last query's position).
+struct KeyRange {
+  int begin, end;
+  __device__ __forceinline__ KeyRange(const FlashParams& p, const QueryBlock& qb, int split) {
+    const int key_end = p.causal ? p.S_cached + qb.q0 + qb.q_valid : p.S_cached + p.S_new;
+    begin = split * p.split_keys;
+    end = min(key_end, begin + p.split_keys);
+  }
+};
+
 // Global address of key kp's K (or V) row of head h in batch b: cached keys from the cache, new ones
 // from the QKV GEMM's output.
 template <class T>

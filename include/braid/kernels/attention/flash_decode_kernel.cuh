@@ -95,9 +95,8 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const detail::QueryBlock qb(p, y);
   const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid, row0 = qb.row0;
   const uint32_t HD = uint32_t(p.NH) * D;
-  const int key_end = p.causal ? p.S_cached + q0 + q_valid : p.S_cached + p.S_new;
-  const int k_begin = split * p.split_keys;
-  const int k_end = min(key_end, k_begin + p.split_keys);
+  const detail::KeyRange keys(p, qb, split);
+  const int k_begin = keys.begin, k_end = keys.end;
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
   const T* qkv = static_cast<const T*>(p.qkv);
 
