@@ -26,7 +26,7 @@ struct AttentionOp::Impl {
   size_t smem = 0;
   Grid grid{1, 1, 1};
   TileShape tile;
-  int cluster = 1;  // CTAs per thread-block cluster along z (the decode kernel's cluster merge)
+  int cluster = 1;  // CTAs per thread-block cluster along z (the decode kernel and wg-c2 merge their splits in it)
   float* workspace = nullptr;
   uint32_t* arrivals = nullptr;
   ~Impl() {
