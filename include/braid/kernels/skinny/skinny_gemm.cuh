@@ -53,7 +53,7 @@ constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kMaxReduce = 8;   // contributions loaded at once by a tile's reducing CTA
 
-struct alignas(64) SkinnyParams {
+struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   CUtensorMap w_map;  // W [K rows, N cols], 64 x 64 boxes
   CUtensorMap x_map;  // X [M rows, K cols], 64-column x MR-row boxes
   const void* X = nullptr;  // [M, K]
