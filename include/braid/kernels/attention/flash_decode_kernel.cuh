@@ -119,14 +119,18 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   if (first_cached) load(0, kc, vc);  // cached keys: nothing to wait for
 
   const bool qkv_done = producer_complete(sp, bs, 0);
+  // Waits for the QKV tiles holding head h's K and V columns of rows [r0, r1] (block-level).
+  auto wait_kv = [&](uint32_t r0, uint32_t r1) {
+    return wait_rect(sp, bs, 0, r0, r1, HD + h * D, HD + h * D + D - 1, tile) &&
+           wait_rect(sp, bs, 0, r0, r1, 2 * HD + h * D, 2 * HD + h * D + D - 1, tile);
+  };
   bool ok = true;
   if (!qkv_done) {
     ok = wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), h * D, h * D + D - 1, tile);
     if (ok && k_end > p.S_cached) {  // this split reads new keys: their rows of the QKV output
       const uint32_t r0 = uint32_t(b * p.S_new + max(k_begin, p.S_cached) - p.S_cached),
                      r1 = uint32_t(b * p.S_new + k_end - 1 - p.S_cached);
-      ok = wait_rect(sp, bs, 0, r0, r1, HD + h * D, HD + h * D + D - 1, tile) &&
-           wait_rect(sp, bs, 0, r0, r1, 2 * HD + h * D, 2 * HD + h * D + D - 1, tile);
+      ok = wait_kv(r0, r1);
     }
   }
   // A failed wait: leave, unless the CTA's cluster needs it at its barriers -- then no loads of what
@@ -310,11 +314,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // The KV-cache update: one split copies the new tokens' K and V rows of this tile to their positions
   // (the last one when clustered: split 0 merges meanwhile).
   if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
-    const bool kv_ready =
-        qkv_done ||
-        (wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), HD + h * D, HD + h * D + D - 1, tile) &&
-         wait_rect(sp, bs, 0, uint32_t(row0), uint32_t(row0 + q_valid - 1), 2 * HD + h * D, 2 * HD + h * D + D - 1,
-                   tile));
+    const bool kv_ready = qkv_done || wait_kv(uint32_t(row0), uint32_t(row0 + q_valid - 1));
     if (kv_ready) detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }
 
