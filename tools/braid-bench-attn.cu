@@ -152,6 +152,15 @@ int main(int argc, char** argv) {
       c.stream_k = true;
       v.push_back(c);
     }
+    if (M > 128)  // stream-K over CTA groups walking one column block in step (-g<N>)
+      for (int tn : {128, 192, 256})
+        for (int g : {2, 4, 8}) {
+          if (g > (M + 127) / 128 || (tn == 192 && (N % 192 != 0 || HD % 192 != 0))) continue;
+          GemmConfig c{tn, 1, 0};
+          c.stream_k = true;
+          c.group = g;
+          v.push_back(c);
+        }
     if (M > 64) {  // pingpong: one warpgroup's epilogue under the other's MMAs (short K: the output GEMM)
       GemmConfig c{128, 1, 0};
       c.pingpong = true;

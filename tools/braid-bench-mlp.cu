@@ -424,6 +424,16 @@ int main(int argc, char** argv) {
                   if (tiles % sms != 0) {
                     try_config(streamk);
                     try_multicast(streamk);
+                    // CTA groups walking one column block in step (-g<N>): stream-K's CTAs otherwise
+                    // read the weights at unrelated k-steps, once per row block.
+                    const int row_tiles = (T + tm - 1) / tm;
+                    if (ord == OrderKind::ColumnMajor)
+                      for (int g : {2, 3, 4, 8})
+                        if (g <= row_tiles && (g != 3 || row_tiles == 3)) {
+                          GemmConfig grouped = streamk;
+                          grouped.group = g;
+                          try_config(grouped);
+                        }
                   }
                 }
               }

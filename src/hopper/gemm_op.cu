@@ -106,6 +106,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
            "multicast (got " + c.name() + ")";
   if (c.pingpong && c.store == EpilogueStore::Staged)
     return "pingpong (-pp) tiles store directly (no staging buffer per warpgroup): drop -staged (" + c.name() + ")";
+  if (c.group < 1 || c.group > 16)
+    return "-g<N>: groups of 1 to 16 CTAs walk one column block in step (got " + std::to_string(c.group) + ")";
+  if (c.group > 1 && (c.multicast > 1 || c.reduce_scatter || c.dsmem_reduce || c.pingpong))
+    return "-g<N> groups vertically adjacent tiles on CTAs walking the same k-steps: not with -mc (its clusters are "
+           "the groups), -rs/-dsm (a tile's segments co-scheduled instead) or -pp (got " + c.name() + ")";
   if (c.multicast > 1 && (c.reduce_scatter || c.dsmem_reduce))
     return "-mc2 runs a cluster's CTAs on adjacent tiles over the same k-steps; reduce-scatter (-rs, -dsm) needs "
            "the segments of one tile co-scheduled instead: pick one (" + c.name() + ")";
@@ -145,14 +150,16 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
     resident = std::min(sms, clusters * c.splits);
   }
   const int requested = c.ctas > 0 ? (c.dsmem_reduce || mc > 1 ? std::min(c.ctas, resident) : c.ctas) : resident;
-  // Multicast: the schedule deals groups of `mc` vertically adjacent tiles to clusters.
-  const uint32_t groups = mc > 1 ? grid.x * ceil_div(grid.y, mc) * grid.z : uint32_t(tiles);
-  const uint32_t sched_ctas = mc > 1 ? std::max(1u, uint32_t(requested) / mc) : uint32_t(requested);
+  // CTA groups (multicast clusters, or -g): the schedule deals groups of `g` vertically adjacent tiles
+  // to groups of g consecutive CTAs.
+  const uint32_t g = mc > 1 ? mc : uint32_t(c.group);
+  const uint32_t groups = g > 1 ? grid.x * ceil_div(grid.y, g) * grid.z : uint32_t(tiles);
+  const uint32_t sched_ctas = g > 1 ? std::max(1u, uint32_t(requested) / g) : uint32_t(requested);
   WorkSchedule sched = WorkSchedule::make(kind, groups, k_tiles, sched_ctas, uint32_t(c.splits), 4, c.reduce_scatter,
-                                          c.dsmem_reduce, mc);
+                                          c.dsmem_reduce, g);
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
   sched = WorkSchedule::make(kind, groups, k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
-                             c.dsmem_reduce, mc);
+                             c.dsmem_reduce, g);
   if (!sched.segments_co_scheduled())
     throw std::invalid_argument(std::string(what) + ": " + c.name() + ": reduce-scatter needs a tile's " +
                                 std::to_string(c.splits) + " segments in one round of units: " +
@@ -165,12 +172,12 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   w->units = 0;
   for (uint32_t b = 0; b < sched.ctas; ++b) {
     WorkUnit u;
-    for (auto cur = sched.begin(b); sched.next(cur, u);) w->units += int(mc);
+    for (auto cur = sched.begin(b); sched.next(cur, u);) w->units += int(g);
   }
   if (const uint64_t slots = sched.workspace_slots(); slots > 0)
     BRAID_CUDA_CHECK(cudaMalloc(&w->partials, slots * size_t(c.tile_m) * c.tile_n * sizeof(float)));
   if (sched.max_segs > 1) {  // arrivals: split tiles' reductions, and (reduce-scatter) their completion
-    const size_t counters = size_t(sched.tiles) * sched.multicast;  // by position (multicast: of group members)
+    const size_t counters = size_t(sched.tiles) * sched.group;  // by position (groups: of group members)
     BRAID_CUDA_CHECK(cudaMalloc(&w->arrivals, counters * sizeof(unsigned long long)));
     BRAID_CUDA_CHECK(cudaMemset(w->arrivals, 0, counters * sizeof(unsigned long long)));
   }
@@ -210,9 +217,8 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
                                 ") waits for a tile's other segments, which only static dispatch under stream "
                                 "order or PDL keeps running at the same time -- use the default reduction, static "
                                 "order, and PDL or stream ordering");
-  if (i.sched.multicast > 1 && (sp.has(kDynamicOrder) || sp.order.kind == OrderKind::Table))
-    throw std::invalid_argument(what + ": " + i.config.name() + " multicasts B to clusters of " +
-                                std::to_string(i.sched.multicast) +
+  if (i.sched.group > 1 && (sp.has(kDynamicOrder) || sp.order.kind == OrderKind::Table))
+    throw std::invalid_argument(what + ": " + i.config.name() + " runs groups of " + std::to_string(i.sched.group) +
                                 " CTAs on vertically adjacent tiles: it needs static dispatch and a row- or "
                                 "column-major order (got " + (sp.has(kDynamicOrder) ? "dynamic dispatch" : "a table order") +
                                 ")");

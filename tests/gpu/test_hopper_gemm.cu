@@ -362,7 +362,7 @@ TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
         ASSERT_EQ(g_own.prepare(args, own), "");
         ASSERT_EQ(g_mc.prepare(args, mc), "");
         EXPECT_EQ(g_mc.ctas() % 2, 0) << "CTAs not in whole clusters";
-        EXPECT_EQ(g_mc.schedule().multicast, 2u);
+        EXPECT_EQ(g_mc.schedule().group, 2u);
         const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
         if (!own.stream_k) {
           expect_same_bits(g_own, g_mc, D, n, 3);
@@ -405,6 +405,87 @@ TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
   GemmConfig three = bf;
   three.multicast = 3;
   EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, three), "");
+}
+
+// CTA groups without multicast (-g<N>): groups of N CTAs walk vertically adjacent tiles over the same
+// k-steps. Data-parallel and split-K tiles keep their k-ranges: the same bits as ungrouped. Stream-K
+// deals groups, like -mc2: -g2-streamk has the same schedule as -mc2-streamk (same bits), other group
+// sizes cut the tail elsewhere (deterministic, equal to ungrouped within accumulation rounding).
+// M = 300 / 100 leave group members below the grid (they skip their units).
+TEST_F(HopperTest, GroupsWalkInStepWithTheSameResults) {
+  std::mt19937 rng(37);
+  const int N = 1024, K = 1536;
+  int checked = 0;
+  for (int M : {300, 100, 512})
+    for (DType dt : {DType::F16, DType::BF16}) {
+      Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+      A.random(rng, 1.0f, dt);
+      B.random(rng, 2.0f / std::sqrt(float(K)), dt);
+      for (int variant = 0; variant < 4; ++variant)
+        for (int group : {2, 3, 4}) {
+          if (dt == DType::BF16 && group == 3) continue;
+          GemmConfig own{128, 1, 0};
+          if (variant == 1) own.splits = 3;
+          if (variant == 2) own.stream_k = true;
+          if (variant == 3) own.ctas = 12;  // several rounds of groups
+          GemmConfig grouped = own;
+          grouped.group = group;
+          const Activation act = variant == 1 ? Activation::SwiGLU : variant == 2 ? Activation::GeLU : Activation::None;
+          SCOPED_TRACE(grouped.name() + " M=" + std::to_string(M) + " " + dtype_name(dt) + " " + activation_name(act));
+          const GemmArgs args{dt, A.d, B.d, D.d, M, N, K, act};
+          GemmOp g_own, g_grp;
+          ASSERT_EQ(g_own.prepare(args, own), "");
+          ASSERT_EQ(g_grp.prepare(args, grouped), "");
+          EXPECT_EQ(g_grp.ctas() % group, 0) << "CTAs not in whole groups";
+          EXPECT_EQ(g_grp.schedule().group, uint32_t(group));
+          const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+          if (!own.stream_k) {
+            expect_same_bits(g_own, g_grp, D, n, 3);
+          } else {
+            if (group == 2 && dt == DType::F16) {  // the multicast cluster's schedule, bit for bit
+              GemmConfig mc = own;
+              mc.multicast = 2;
+              GemmOp g_mc;
+              ASSERT_EQ(g_mc.prepare(args, mc), "");
+              expect_same_bits(g_mc, g_grp, D, n, 3);
+            }
+            D.poison();
+            g_own.run(nullptr);
+            BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+            D.download();
+            const std::vector<uint16_t> own_out = D.h;
+            expect_same_bits(g_grp, g_grp, D, n, 3);
+            double num = 0, den = 0;
+            for (size_t i = 0; i < n; ++i) {
+              const double a = to_float(own_out[i], dt), b = to_float(D.h[i], dt);
+              num += (a - b) * (a - b);
+              den += a * a;
+            }
+            EXPECT_LT(std::sqrt(num / den), dt == DType::F16 ? 1e-3 : 8e-3);
+          }
+          if (HasFatalFailure()) return;
+          ++checked;
+        }
+    }
+  EXPECT_EQ(checked, 3 * 4 * (3 + 2));
+  const int M = 64;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, Activation::None};
+  GemmOp g;
+  GemmConfig bad{128, 1, 0};
+  bad.group = 17;
+  EXPECT_NE(g.prepare(args, bad), "");
+  bad.group = 2;
+  bad.multicast = 2;  // the cluster is the group
+  EXPECT_NE(g.prepare(args, bad), "");
+  bad.multicast = 1;
+  bad.splits = 2;
+  bad.reduce_scatter = true;
+  EXPECT_NE(g.prepare(args, bad), "");
+  GemmConfig pp{128, 1, 0};
+  pp.pingpong = true;
+  pp.group = 2;
+  EXPECT_NE(g.prepare(args, pp), "");
 }
 
 namespace {

@@ -32,6 +32,11 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig pp{128, 1, 0, OrderKind::RowMajor};  // pingpong warpgroups
   pp.pingpong = true;
   configs.push_back(pp);
+  GemmConfig grouped{192, 1, 0, OrderKind::ColumnMajor};  // stream-K over groups of 4 CTAs in step
+  grouped.stream_k = true;
+  grouped.group = 4;
+  EXPECT_EQ(grouped.name(), "128x192-g4-streamk");
+  configs.push_back(grouped);
   GemmConfig fit{192, 2, 0, OrderKind::ColumnMajor};  // three consumer warpgroups, 192-wide: direct stores
   fit.tile_m = 192;
   EXPECT_FALSE(fit.staged());
@@ -51,6 +56,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.pingpong, c.pingpong) << c.name();
+    EXPECT_EQ(back.group, c.group) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
@@ -58,7 +64,7 @@ TEST(GemmConfig, NamesRoundTrip) {
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
   for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk", "128x128-sk3rs",
-                          "128x128-c"}) {
+                          "128x128-c", "128x128-g", "128x128-gx"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
   }

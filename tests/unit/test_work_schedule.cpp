@@ -234,33 +234,37 @@ TEST(WorkSchedule, RandomShapesKeepEveryInvariant) {
   }
 }
 
-// Multicast clusters (GemmConfig::multicast = 2): the schedule deals tile groups to clusters; every
-// member of a group gets its own position and workspace slots, none shared with any other tile's, and
-// every (member tile, k-tile) iteration is still computed once.
-TEST(WorkSchedule, MulticastMembersOwnTheirPositionsAndSlots) {
+// CTA groups (multicast clusters of 2, GemmConfig::group of 2-8): the schedule deals tile groups to CTA
+// groups; every member of a group gets its own position and workspace slots, none shared with any
+// other tile's, every (member tile, k-tile) iteration is still computed once, and a group's members
+// walk the same k-ranges (what keeps them in step on one column block of B).
+TEST(WorkSchedule, GroupMembersOwnTheirPositionsAndSlots) {
   std::mt19937 rng(20261124);
   for (int i = 0; i < 300; ++i) {
     const uint32_t groups = 1 + rng() % 200, k_tiles = 1 + rng() % 120, clusters = 1 + rng() % 66;
     const Decomposition kind = Decomposition(rng() % 3);
     const uint32_t splits = kind == Decomposition::SplitK ? 1 + rng() % std::min<uint32_t>(k_tiles, 6) : 1;
-    const WorkSchedule s = WorkSchedule::make(kind, groups, k_tiles, clusters, splits, 4, false, false, 2);
-    SCOPED_TRACE(describe(s));
-    ASSERT_EQ(s.multicast, 2u);
-    EXPECT_EQ(s.launch_ctas(), 2 * s.busy_ctas());
+    const uint32_t m = i % 2 == 0 ? 2 : 2 + rng() % 7;
+    const WorkSchedule s = WorkSchedule::make(kind, groups, k_tiles, clusters, splits, 4, false, false, m);
+    SCOPED_TRACE(describe(s) + " group " + std::to_string(m));
+    ASSERT_EQ(s.group, m);
+    EXPECT_EQ(s.launch_ctas(), m * s.busy_ctas());
     const auto iters = check_invariants(s);  // the groups' decomposition, as without multicast
     (void)iters;
     const WorkSchedule plain = WorkSchedule::make(kind, groups, k_tiles, clusters, splits, 4);
-    EXPECT_EQ(s.workspace_slots(), 2 * plain.workspace_slots());
+    EXPECT_EQ(s.workspace_slots(), m * plain.workspace_slots());
     std::map<uint32_t, uint32_t> slot_owner;  // workspace slot -> member position
     std::map<uint32_t, uint64_t> member_iters;
     for (uint32_t c = 0; c < s.ctas; ++c)
-      for (uint32_t rank = 0; rank < 2; ++rank) {
+      for (uint32_t rank = 0; rank < m; ++rank) {
         WorkUnit u;
         for (auto cur = s.begin(c); s.next(cur, u);) {
           const WorkUnit group = u;
           s.member_unit(u, rank);
-          EXPECT_EQ(u.pos, group.pos * 2 + rank);
-          EXPECT_LT(u.pos, 2 * s.tiles);
+          EXPECT_EQ(u.pos, group.pos * m + rank);
+          EXPECT_EQ(u.k_begin, group.k_begin);  // in step: the group's k-range
+          EXPECT_EQ(u.k_end, group.k_end);
+          EXPECT_LT(u.pos, m * s.tiles);
           member_iters[u.pos] += u.k_end - u.k_begin;
           if (u.nseg > 1) {
             const uint32_t slot = u.slot + u.seg;
@@ -271,7 +275,7 @@ TEST(WorkSchedule, MulticastMembersOwnTheirPositionsAndSlots) {
           }
         }
       }
-    EXPECT_EQ(member_iters.size(), size_t(2) * s.tiles);
+    EXPECT_EQ(member_iters.size(), size_t(m) * s.tiles);
     for (const auto& [pos, n] : member_iters) EXPECT_EQ(n, k_tiles) << "position " << pos;
     if (HasFailure()) break;
   }

@@ -73,6 +73,12 @@ struct GemmConfig {
   // (128x128) fewer bytes per k-step. 1 = every CTA loads its own (gemm_kernel.cuh, produce).
   // Data-parallel, split-K (last arrival) or stream-K; static dispatch, row- or column-major order.
   int multicast = 1;
+  // CTA groups without multicast ("-g<N>"): the schedule deals groups of N vertically adjacent tiles
+  // (one column block of B) to N consecutive CTAs that walk the same k-steps in step -- as -mc2 does,
+  // without a cluster -- so that B's k-steps are read from DRAM once per group and from L2 by the other
+  // members (work_schedule.hpp). For stream-K on medium M, whose CTAs otherwise read a column block at
+  // unrelated k-steps. Static dispatch, row- or column-major order; not with -mc, -rs/-dsm or -pp.
+  int group = 1;
   // Pingpong ("-pp"): the CTA's two consumer warpgroups take alternate tiles, a whole 128x128 tile
   // each, so one warpgroup's epilogue runs while the other's MMAs keep the tensor cores busy
   // (gemm_kernel.cuh). Cooperative (default): both warpgroups share each tile, and the tensor cores
@@ -92,14 +98,15 @@ struct GemmConfig {
            (default_store() ? "" : store == EpilogueStore::Staged ? "-staged" : "-direct") + (pingpong ? "-pp" : "") +
            (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") +
-           (multicast > 1 ? "-mc" + std::to_string(multicast) : std::string()) + (stream_k ? "-streamk" : "") +
+           (multicast > 1 ? "-mc" + std::to_string(multicast) : std::string()) +
+           (group > 1 ? "-g" + std::to_string(group) : std::string()) + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x128-pp"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -140,6 +147,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 2, "mc") == 0) {
       p += 2;
       if (!number(c.multicast)) return "no cluster size after -mc in '" + text + "'";
+    } else if (text.compare(p, 1, "g") == 0) {
+      p += 1;
+      if (!number(c.group)) return "no group size after -g in '" + text + "'";
     } else if (text.compare(p, 2, "rs") == 0) {
       c.reduce_scatter = true;
       p += 2;
@@ -150,7 +160,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

@@ -303,6 +303,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   PipelineState write = cutlass::make_producer_start_state<Pipeline>();
   ScheduledUnit w;
   for (auto cur = sched.begin(); sched.next_produced(cur, w, smem.ring);) {
+    if (!kMc && !w.in_grid) continue;  // a group member below the grid, no cluster to keep in step: skip
     Tensor tAgA = tma_a.partition_S(gA_mk(_, _, int(w.tile.y), _));
     Tensor tBgB = tma_b.partition_S(gB_nk(_, _, int(w.tile.x), _));
     uint32_t r0 = 0, r1 = 0, c_last = 0;
@@ -582,6 +583,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
           continue;
         }
       }
+      if (Traits::kMulticast == 1 && !w.in_grid) continue;  // (as the producer: nothing loaded for it)
       const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);

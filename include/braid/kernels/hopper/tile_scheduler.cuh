@@ -15,9 +15,10 @@ namespace braid::hopper {
 struct ScheduledUnit : WorkUnit {
   Tile tile;          // output tile (x: column block, y: row block)
   uint32_t tile_lin;  // row-major linear index of the tile (traces)
-  // Multicast clusters: the last group of an odd row count has a member below the grid. It loads
-  // (zeros for A, its share of B for its peer) and runs the MMAs so that the cluster's pipelines stay
-  // in step, and stores, reduces and posts nothing.
+  // CTA groups: the last tile group of a row count that is not a multiple of the group size has
+  // members below the grid. In a multicast cluster such a member loads (zeros for A, its share of B
+  // for its peer) and runs the MMAs so that the cluster's pipelines stay in step; otherwise it skips
+  // the unit. It stores, reduces and posts nothing.
   bool in_grid;
 };
 
@@ -46,8 +47,8 @@ struct UnitRing {
 struct PersistentScheduler {
   WorkSchedule ws;
   Grid grid;
-  Grid groups;    // the grid of tile groups the order walks (multicast: m rows of tiles per group row)
-  uint32_t rank;  // this CTA's rank in its multicast cluster (0 without multicast)
+  Grid groups;    // the grid of tile groups the order walks (m rows of tiles per group row)
+  uint32_t rank;  // this CTA's rank in its CTA group (= its cluster rank when multicasting; 0 without groups)
   TileOrder order;
   bool dynamic;
   uint32_t* ticket;
@@ -55,15 +56,15 @@ struct PersistentScheduler {
   __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w)
       : ws(w),
         grid(sp.grid),
-        groups{sp.grid.x, (sp.grid.y + w.multicast - 1) / w.multicast, sp.grid.z},
-        rank(blockIdx.x % w.multicast),
+        groups{sp.grid.x, (sp.grid.y + w.group - 1) / w.group, sp.grid.z},
+        rank(blockIdx.x % w.group),
         order(sp.order),
         dynamic(sp.has(kDynamicOrder)),
         ticket(&sp.state->tile_ticket) {}
 
-  // A multicast cluster's CTAs walk the cluster's units (blockIdx.x / m: the launch's clusters are
+  // A CTA group walks the group's units (blockIdx.x / m: groups, and the launch's clusters, are
   // consecutive blocks along x).
-  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x / ws.multicast); }
+  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x / ws.group); }
 
   // The producer warp's next unit (the whole warp calls; lane 0 takes the ticket and publishes it).
   __device__ __forceinline__ bool next_produced(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
@@ -103,15 +104,15 @@ struct PersistentScheduler {
     place(u);
     return true;
   }
-  // The unit's tile: its position through the stage's order (over tile groups when multicasting),
+  // The unit's tile: its position through the stage's order (over tile groups with CTA groups),
   // then this CTA's member of the group.
   __device__ __forceinline__ void place(ScheduledUnit& u) const {
-    if (ws.multicast <= 1) {
+    if (ws.group <= 1) {
       u.tile = order.at(u.pos, grid);
       u.in_grid = true;
     } else {
       u.tile = order.at(u.pos, groups);
-      u.tile.y = u.tile.y * ws.multicast + rank;
+      u.tile.y = u.tile.y * ws.group + rank;
       u.in_grid = u.tile.y < grid.y;
       ws.member_unit(u, rank);
     }

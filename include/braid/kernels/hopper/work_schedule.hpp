@@ -21,11 +21,18 @@
 //                 cut where tiles end. No SM idles in a tail wave, and when there are fewer tiles than
 //                 SMs (small token counts) every SM streams the weights.
 //
-// Multicast (GemmConfig::multicast = m > 1): the CTAs launch in clusters of m that share B's tiles
-// through TMA multicast, so a cluster's CTAs must load the same column block over the same k-steps.
-// The schedule then deals "tile groups" (m vertically adjacent tiles; `tiles` counts groups) to
-// clusters (`ctas` counts clusters, launch_ctas() the CTAs): every CTA of cluster c walks cluster c's
-// units, and member r of a group is its tile r (member_unit: its own position and workspace slots).
+// Groups (`group` = m > 1): the schedule deals "tile groups" (m vertically adjacent tiles: the same
+// column block of B; `tiles` counts groups) to groups of m consecutive CTAs (`ctas` counts CTA groups,
+// launch_ctas() the CTAs): every CTA of group c walks group c's units -- the same k-steps of the same
+// column block -- and member r of a tile group is its tile r (member_unit: its own position and
+// workspace slots). Two uses:
+//   GemmConfig::multicast  the CTA group is a thread-block cluster whose CTAs share B's tiles through
+//                          TMA multicast (the kernel's cluster shape; m = 2);
+//   GemmConfig::group      no cluster: the m CTAs merely walk in step, so that each k-step of B they
+//                          read comes from DRAM once and from L2 for the others. What matters for
+//                          stream-K on medium M: its CTAs otherwise sit at unrelated k-steps of the
+//                          tiles that share a column block, and a B larger than L2 is read once per
+//                          row block (GPT-3's QKV weights at M=512: 4 x 113 MB).
 //
 // Whatever the decomposition, the tiles still start in the stage's braid order: data-parallel tiles
 // round-robin by position, the stream-K tail after them. The producer warp and the consumer
@@ -56,7 +63,8 @@ struct WorkSchedule {
   uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
   uint32_t reduce_scatter = 0;  // SplitK: segments reduce shares of their tile (co-scheduled segments)
   uint32_t cluster = 1;         // SplitK + reduce_scatter: CTAs per cluster (a tile's segments), or 1
-  uint32_t multicast = 1;       // CTAs per cluster sharing B (tiles: groups, ctas: clusters), or 1
+  uint32_t group = 1;           // CTAs per group walking one column block's k-steps (tiles: tile groups,
+                                //   ctas: CTA groups), or 1; a multicast cluster when the kernel multicasts
 
   struct Cursor {
     uint32_t u = 0;  // next data-parallel / split-K unit index
@@ -72,10 +80,10 @@ struct WorkSchedule {
   // of `splits` (implies reduce_scatter; G always a multiple of splits, at least one cluster).
   static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
                            uint32_t min_sk_iters = 4, bool reduce_scatter = false, bool cluster_exchange = false,
-                           uint32_t multicast = 1) {
+                           uint32_t group = 1) {
     WorkSchedule s;
     s.kind = kind;
-    s.multicast = multicast < 1 ? 1 : multicast;
+    s.group = group < 1 ? 1 : group;
     s.tiles = tiles;
     s.k_tiles = k_tiles;
     s.ctas = ctas < 1 ? 1 : ctas;
@@ -112,15 +120,15 @@ struct WorkSchedule {
     if (kind == Decomposition::StreamK && dp_tiles == 0) return sk_ctas;
     return uint32_t(units < ctas ? units : ctas);
   }
-  // CTAs to launch: busy_ctas() clusters of `multicast` CTAs.
-  BRAID_HD uint32_t launch_ctas() const { return busy_ctas() * multicast; }
-  // Member `rank` of a multicast cluster: its own tile's position (of tiles x multicast) and workspace
+  // CTAs to launch: busy_ctas() groups of `group` CTAs.
+  BRAID_HD uint32_t launch_ctas() const { return busy_ctas() * group; }
+  // Member `rank` of a CTA group: its own tile's position (of tiles x group) and workspace
   // slots (slot, slot + 1, ...: a group's members use consecutive runs of the group's stride).
   BRAID_HD void member_unit(WorkUnit& w, uint32_t rank) const {
-    if (multicast <= 1) return;
+    if (group <= 1) return;
     const uint32_t stride = kind == Decomposition::SplitK ? splits : max_segs;
-    w.slot = w.slot * multicast + rank * stride;
-    w.pos = w.pos * multicast + rank;
+    w.slot = w.slot * group + rank * stride;
+    w.pos = w.pos * group + rank;
   }
   // Reduce-scatter's waits are safe: every tile's segments are in one round of units (each CTA's
   // round-r unit waits only for other CTAs' round-r units).
@@ -141,8 +149,8 @@ struct WorkSchedule {
   // Workspace slots (each holds one tile's fp32 partial sums); none when the partials go through
   // distributed shared memory.
   BRAID_HD uint64_t workspace_slots() const {
-    if (kind == Decomposition::SplitK) return splits > 1 && cluster == 1 ? uint64_t(tiles) * splits * multicast : 0;
-    if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs * multicast : 0;
+    if (kind == Decomposition::SplitK) return splits > 1 && cluster == 1 ? uint64_t(tiles) * splits * group : 0;
+    if (kind == Decomposition::StreamK) return max_segs > 1 ? uint64_t(tiles - dp_tiles) * max_segs * group : 0;
     return 0;
   }
 
