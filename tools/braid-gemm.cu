@@ -5,6 +5,8 @@
 //
 //   braid-gemm --m 1,64,1024 --n 12288 --k 6144 [--act none|gelu] [--dtype fp16|bf16]
 //              [--configs 128x128,128x128-streamk,128x256-sk2 | all] [--reps N] [--no-cublas]
+//              [--unit-trace PREFIX]   (per braid configuration, one run recording every work unit:
+//                                       a summary line, and PREFIX-M<M>-<config>.csv)
 #include <cuda_bf16.h>
 
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "braid/bench/half_bits.hpp"
 #include "braid/bench/peers.hpp"
 #include "braid/bench/harness.cuh"
+#include "braid/bench/unit_trace.hpp"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/kernels/hopper/gemm_op.hpp"
 #endif
@@ -30,7 +33,7 @@ using namespace braid;
 int main(int argc, char** argv) {
   std::vector<int> ms = {1};
   int N = 12288, K = 6144, reps = 20;
-  std::string act = "none", dtype = "fp16", configs = "all";
+  std::string act = "none", dtype = "fp16", configs = "all", unit_trace;
   bool cublas = true, cutlass_streamk = false;
 #ifdef BRAID_HAVE_CUTLASS
   std::vector<cutlass_sm90::GemmKernelShape> cutlass_shapes;  // CUTLASS kernels beyond the cooperative 128x128
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
     else if (a == "--configs") configs = next();
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--no-cublas") cublas = false;
+    else if (a == "--unit-trace") unit_trace = next();
     else if (a == "--cutlass-streamk") cutlass_streamk = true;
 #ifdef BRAID_HAVE_CUTLASS
     else if (a == "--cutlass-shapes") {
@@ -77,7 +81,9 @@ int main(int argc, char** argv) {
                    "                  [--cutlass-streamk]   (also CUTLASS's Stream-K kernel: it hung on the H100 at\n"
                    "                                         M=256 N=12288 K=6144, CUTLASS 4.2; see bench/results)\n"
                    "                  [--cutlass-shapes pp-128x128,coop-128x256-c2,...]  (CUTLASS's kernels in other\n"
-                   "                                         tile/cluster/schedule shapes, plain epilogue only)\n");
+                   "                                         tile/cluster/schedule shapes, plain epilogue only)\n"
+                   "                  [--unit-trace PREFIX]  (per braid configuration, one run recording each work\n"
+                   "                                         unit: a summary line and PREFIX-M<M>-<config>.csv)\n");
       return 2;
     }
   }
@@ -230,6 +236,19 @@ int main(int argc, char** argv) {
         const double err = error();
         const double us = timer.median_us([&] { g.run(s); }, reps);
         report(name, us, err, "(" + std::to_string(g.units()) + " units on " + std::to_string(g.ctas()) + " CTAs)");
+        if (!unit_trace.empty()) {  // where the time of each CTA goes, unit by unit (one more run)
+          const size_t n = size_t(g.ctas()) * size_t(g.max_units_per_cta());
+          hopper::UnitTrace* recs = nullptr;
+          BRAID_CUDA_CHECK(cudaMalloc(&recs, n * sizeof(hopper::UnitTrace)));
+          g.run_unit_trace(s, recs);
+          std::vector<hopper::UnitTrace> h(n);
+          BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), recs, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
+          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+          BRAID_CUDA_CHECK(cudaFree(recs));
+          const std::string path = unit_trace + "-M" + std::to_string(M) + "-" + name + ".csv";
+          if (!bench::write_unit_trace_csv(path, h)) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
+          std::printf("  M=%-5d %-30s trace: %s\n", M, name.c_str(), bench::describe(bench::summarize_unit_trace(h)).c_str());
+        }
       }
     }
     if (failures) {

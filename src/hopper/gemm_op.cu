@@ -245,6 +245,33 @@ void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger, TileTrace* trace)
   i.kernel->launch(s, pdl, i.ctas, sp);
 }
 
+int PersistentOp::max_units_per_cta() const {
+  const Work& i = ready(work_);
+  int most = 0;
+  for (uint32_t b = 0; b < i.sched.ctas; ++b) {
+    int n = 0;
+    WorkUnit u;
+    for (auto cur = i.sched.begin(b); i.sched.next(cur, u);) ++n;
+    most = std::max(most, n);
+  }
+  return most;
+}
+
+void PersistentOp::run_unit_trace(cudaStream_t s, UnitTrace* records) const {
+  const Work& i = ready(work_);
+  const uint32_t stride = uint32_t(max_units_per_cta());
+  BRAID_CUDA_CHECK(cudaMemsetAsync(records, 0, size_t(i.ctas) * stride * sizeof(UnitTrace), s));
+  if (!i.kernel->set_unit_trace(records, stride))
+    throw std::invalid_argument(std::string(i.what) + ": this kernel does not record per-unit traces");
+  try {
+    run(s);
+  } catch (...) {
+    i.kernel->set_unit_trace(nullptr, 0);
+    throw;
+  }
+  i.kernel->set_unit_trace(nullptr, 0);
+}
+
 std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.A == nullptr || a.B == nullptr || a.D == nullptr) return "A, B and D must be device pointers";
   if (a.M < 1 || a.N < 1 || a.K < 1)

@@ -125,6 +125,11 @@ class GemmKernel final : public GemmKernelBase {
   int multicast() const override { return Traits::kMulticast; }
   bool pingpong() const override { return Traits::kPingpong; }
   bool segmented() const override { return Traits::kSegmented; }
+  bool set_unit_trace(UnitTrace* records, uint32_t stride) override {
+    params_.unit_trace = records;
+    params_.unit_trace_stride = stride;
+    return true;
+  }
 
  private:
   typename Traits::Params params_{};

@@ -123,7 +123,11 @@ struct WarpSpecializedTraits {
   // 128 * producer + 256 * consumer <= 65536.
   // 64-row tiles: 256 threads, 255 registers each without reallocation.
   // Pingpong: a consumer thread holds a whole 128 x 128 tile's share (128 accumulators), as 128 x 256.
-  static constexpr bool kBigAccumulators = (TileM == 128 && TileN == 256) || (Pingpong && TileM * TileN >= 128 * 128);
+  // 128 x 192 tiles with the fixup (96 accumulators per consumer thread): the compiler's 168 spilled
+  // 428 / 1824 bytes (ptxas), 40 / 232 spills 244 / 524; their whole-tile kernel spills nothing at 168
+  // and does spill with 40 / 232, so it keeps the default.
+  static constexpr bool kBigAccumulators = (TileM == 128 && (TileN == 256 || (TileN == 192 && Segmented))) ||
+                                           (Pingpong && TileM * TileN >= 128 * 128);
   // Pingpong 128x128: 80 / 208 -- ptxas reports no spills, where 40 / 232 spilled 248 bytes (the
   // producer's loop does not fit 40) and the pingpong kernel ran 20-30% slower than cooperative
   // (bench/results/gemm-pingpong-*). 128x256 spills at every split tried (24-64 / 216-240).
@@ -182,6 +186,8 @@ struct WarpSpecializedTraits {
     StageParams sp;                   // sp.grid: output tile grid; sp.shape: tile_m x output tile cols
     CUtensorMap d_map;                // D as boxes of 64 columns x tile_m rows (kTmaStore instantiations)
     int d_tma;                        // d_map is valid (else the consumers copy the staged tile out)
+    UnitTrace* unit_trace;            // diagnostic per-unit records (null: off), unit_trace_stride per block
+    uint32_t unit_trace_stride;
   };
   // Fills d_map/d_tma for D [M, n_out] (row-major) when the TMA-store epilogue can write it.
   static void set_output_map(ParamsBase& p, int tile_n_out) {
@@ -584,7 +590,25 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         }
       }
       if (Traits::kMulticast == 1 && !w.in_grid) continue;  // (as the producer: nothing loaded for it)
-      const uint64_t t_start = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
+      const bool timed = (sp.trace != nullptr || p.unit_trace != nullptr) && t == 0;
+      const uint64_t t_start = timed ? ptx::globaltimer_ns() : 0;
+      // The unit's record (diagnostic, PersistentOp::run_unit_trace); out of the hot path when off.
+      auto record_unit = [&](uint64_t t_mainloop, uint64_t t_fixup, uint32_t reduced) {
+        if (p.unit_trace == nullptr || t != 0 || n_units >= p.unit_trace_stride) return;
+        UnitTrace& r = p.unit_trace[size_t(blockIdx.x) * p.unit_trace_stride + n_units];
+        r.start_ns = t_start;
+        r.mainloop_end_ns = t_mainloop;
+        r.fixup_end_ns = t_fixup;
+        r.end_ns = ptx::globaltimer_ns();
+        r.tile_lin = w.tile_lin;
+        r.smid = ptx::smid();
+        r.k_begin = uint16_t(w.k_begin);
+        r.k_end = uint16_t(w.k_end);
+        r.seg = uint16_t(w.seg);
+        r.nseg = uint16_t(w.nseg);
+        r.block = blockIdx.x;
+        r.reduced = reduced;
+      };
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
       const int k_count = int(w.k_end - w.k_begin);
       const int n0_out = int(w.tile.x) * tile_n_out;
@@ -604,7 +628,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
       if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post
-      const uint64_t t_mainloop = (sp.trace != nullptr && t == 0) ? ptx::globaltimer_ns() : 0;
+      const uint64_t t_mainloop = timed ? ptx::globaltimer_ns() : 0;
+      uint64_t t_fixup = t_mainloop;
 
       const int m0 = int(w.tile.y) * kTileM;
       detail::ColumnShare share = detail::ColumnShare::all(kTileN, tile_n_out);
@@ -612,8 +637,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if constexpr (Traits::kSegmented) {  // (pingpong and whole-tile instantiations: data-parallel only, GemmOp checks)
         scatter = w.nseg > 1 && p.sched.reduce_scatter;
         if (w.nseg > 1) {  // the tile is cut into segments: see reduce_split_tile
-          if (!reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase))
+          const bool reduces = reduce_split_tile<Traits>(p, sp, smem, w, accum, coord, t, m0, tile_n_out, scatter, share, xphase);
+          if (timed) t_fixup = ptx::globaltimer_ns();
+          if (!reduces) {
+            record_unit(t_mainloop, t_fixup, 0u);
             continue;
+          }
         }
       }
       // One store path per instantiation: both inlined into one kernel made the 128x128 convolution
@@ -638,6 +667,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       else
         detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, share, !scatter, bias,
                                           p.residual);
+      record_unit(t_mainloop, t_fixup, 1u);
       // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
       // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
       // someone reads the tile's completion (posts, traces).

@@ -45,6 +45,8 @@ class KernelBase {
   virtual bool pingpong() const { return false; }
   // Whether the kernel carries the split-K / stream-K fixup (whole-tile instantiations do not).
   virtual bool segmented() const { return true; }
+  // Diagnostic per-unit records (UnitTrace) on the next launches; false where the kernel has none.
+  virtual bool set_unit_trace(UnitTrace* /*records*/, uint32_t /*stride*/) { return false; }
 };
 
 class GemmKernelBase : public KernelBase {
@@ -91,6 +93,11 @@ class PersistentOp {
   // its primary grid before loading). trigger: let the next kernel launch early (PDL). trace: null, or a
   // TileTrace per output tile (row-major) to record (timeline tool, e.g. Chain::trace_buffer).
   void run(cudaStream_t s, bool pdl = false, bool trigger = false, TileTrace* trace = nullptr) const;
+  // A diagnostic: one standalone run recording every work unit (UnitTrace, work_schedule.hpp) into
+  // `records` (device memory, ctas() * max_units_per_cta() of them, zeroed first). Throws where the
+  // kernel does not record units (convolutions).
+  void run_unit_trace(cudaStream_t s, UnitTrace* records) const;
+  int max_units_per_cta() const;
 
   // The checks every problem shares: split count, CTA count, decomposition, order. "" when fine.
   static std::string check_schedule(const GemmConfig& c, int k_tiles);

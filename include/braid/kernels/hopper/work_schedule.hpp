@@ -202,6 +202,18 @@ struct WorkSchedule {
   }
 };
 
+// A diagnostic: one record per work unit a CTA ran (PersistentOp::run_unit_trace), written by the
+// unit's consumer thread 0 at its end: when the unit started, its last MMA, the end of its split-K /
+// stream-K fixup (partial stored and arrival counted; for the reducer, the other partials summed), and
+// the end of its epilogue (= fixup_end_ns for a segment that did not reduce). Indexed by
+// block * stride + the block's unit number; unused records stay zero.
+struct UnitTrace {
+  uint64_t start_ns, mainloop_end_ns, fixup_end_ns, end_ns;
+  uint32_t tile_lin, smid;
+  uint16_t k_begin, k_end, seg, nseg;
+  uint32_t block, reduced;  // reduced: this unit ran the tile's epilogue (whole tile or reducer / own share)
+};
+
 inline const char* decomposition_name(Decomposition d) {
   return d == Decomposition::DataParallel ? "data-parallel" : d == Decomposition::SplitK ? "split-k" : "stream-k";
 }
