@@ -2,6 +2,7 @@
 #include "braid/kernels/hopper/gemm_op.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "braid/runtime/chain.cuh"
@@ -160,6 +161,12 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
   sched = WorkSchedule::make(kind, groups, k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
                              c.dsmem_reduce, g);
+  // Stream-K's first segments reduce when every CTA is resident at once (they wait for later CTAs);
+  // BRAID_STREAMK_LAST_ARRIVAL=1 (an experiment switch) keeps the last-arrival reduction.
+  const char* last_arrival = std::getenv("BRAID_STREAMK_LAST_ARRIVAL");
+  if (sched.kind == Decomposition::StreamK && sched.max_segs > 1 && int(sched.launch_ctas()) <= resident &&
+      !(last_arrival && last_arrival[0] == '1'))
+    sched.owner_reduces = 1;
   if (!sched.segments_co_scheduled())
     throw std::invalid_argument(std::string(what) + ": " + c.name() + ": reduce-scatter needs a tile's " +
                                 std::to_string(c.splits) + " segments in one round of units: " +

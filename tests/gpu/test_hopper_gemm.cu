@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -405,6 +406,45 @@ TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
   GemmConfig three = bf;
   three.multicast = 3;
   EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, three), "");
+}
+
+// Stream-K's owner reduction (WorkSchedule::owner_reduces: a split tile's first segment waits for the
+// others and sums in segment order without storing its own partials) gives the same bits as the
+// last-arrival reduction (BRAID_STREAMK_LAST_ARRIVAL=1), for direct and staged epilogues, SwiGLU,
+// groups, and a tile cut into more segments than the staged reduction holds at once (-c47 at M=512:
+// one tail tile of 64 k-tiles over 16 CTAs).
+TEST_F(HopperTest, StreamKOwnerReductionIsBitIdenticalToLastArrival) {
+  std::mt19937 rng(41);
+  const int N = 1536, K = 4096;
+  int checked = 0;
+  for (int M : {200, 512}) {
+    Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+    A.random(rng, 1.0f, DType::F16);
+    B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+    for (const char* name : {"128x128-streamk", "128x192-streamk", "128x256-streamk", "128x128-g2-streamk",
+                             "128x128-streamk-c5", "128x128-streamk-c47", "128x192-streamk-c7", "64x128-streamk"}) {
+      GemmConfig c;
+      ASSERT_EQ(parse_gemm_config(name, c), "");
+      for (Activation act : {Activation::GeLU, Activation::SwiGLU}) {
+        if (act == Activation::SwiGLU && N % c.tile_n != 0) continue;
+        SCOPED_TRACE(std::string(name) + " M=" + std::to_string(M) + " " + activation_name(act));
+        const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+        GemmOp last, owner;
+        ::setenv("BRAID_STREAMK_LAST_ARRIVAL", "1", 1);
+        const std::string why = last.prepare(args, c);
+        ::unsetenv("BRAID_STREAMK_LAST_ARRIVAL");
+        ASSERT_EQ(why, "");
+        ASSERT_EQ(owner.prepare(args, c), "");
+        ASSERT_EQ(last.schedule().owner_reduces, 0u);
+        if (owner.schedule().max_segs <= 1) continue;  // nothing cut
+        ASSERT_EQ(owner.schedule().owner_reduces, 1u);
+        expect_same_bits(last, owner, D, size_t(M) * (act == Activation::SwiGLU ? N / 2 : N), 3);
+        if (HasFatalFailure()) return;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 16);
 }
 
 // CTA groups without multicast (-g<N>): groups of N CTAs walk vertically adjacent tiles over the same

@@ -280,3 +280,42 @@ TEST(WorkSchedule, GroupMembersOwnTheirPositionsAndSlots) {
     if (HasFailure()) break;
   }
 }
+
+// Stream-K with owners (WorkSchedule::owner_reduces): a split tile's segment 0 waits for its other
+// segments. That cannot deadlock: segment 0 is always the last unit of its CTA, and every other
+// segment is the first tail unit of its CTA (preceded only by whole tiles, which wait for nothing)
+// and lies in a later CTA -- so the waits point forward in CTA order and no waiting unit is waited on.
+TEST(WorkSchedule, StreamKOwnersWaitOnlyForUnitsThatWaitForNothing) {
+  std::mt19937 rng(20261125);
+  int split_tiles = 0;
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t tiles = 1 + rng() % 300, k_tiles = 1 + rng() % 200, ctas = 1 + rng() % 132;
+    const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, tiles, k_tiles, ctas);
+    SCOPED_TRACE(describe(s));
+    const Walk w = walk(s);
+    std::map<uint32_t, uint32_t> owner_cta;                 // tile position -> CTA of its segment 0
+    std::map<uint32_t, std::vector<uint32_t>> others_cta;  // tile position -> CTAs of its other segments
+    for (uint32_t b = 0; b < s.ctas; ++b) {
+      const auto& units = w.per_cta[b];
+      for (size_t j = 0; j < units.size(); ++j) {
+        const WorkUnit& u = units[j];
+        if (u.nseg <= 1) continue;
+        if (u.seg == 0) {
+          EXPECT_EQ(j + 1, units.size()) << "segment 0 of position " << u.pos << " is not CTA " << b << "'s last unit";
+          owner_cta[u.pos] = b;
+        } else {
+          for (size_t i2 = 0; i2 < j; ++i2)
+            EXPECT_EQ(units[i2].nseg, 1u) << "segment " << u.seg << " of position " << u.pos << " follows a split unit in CTA " << b;
+          others_cta[u.pos].push_back(b);
+        }
+      }
+    }
+    for (const auto& [pos, owner] : owner_cta) {
+      ++split_tiles;
+      ASSERT_TRUE(others_cta.count(pos));
+      for (uint32_t b : others_cta[pos]) EXPECT_GT(b, owner) << "position " << pos;
+    }
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(split_tiles, 100);
+}

@@ -415,9 +415,15 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
                                                   Accum& accum, const Coord& coord, int t, int m0, int tile_n_out,
                                                   bool scatter, detail::ColumnShare& share, uint32_t& xphase) {
   constexpr int kSlotQuads = Traits::kTileM * Traits::kTileN / 4;
+  // Stream-K with an owner (WorkSchedule::owner_reduces): segment 0 owns the whole tile and stores no
+  // partials; the others store all theirs and leave.
+  // (Not under wait-kernel ordering: a stage whose consumer runs alongside it may not get its later
+  // CTAs onto SMs held by consumer CTAs spinning on its tiles -- the last-arrival reduction never waits.)
+  const bool owner = !scatter && p.sched.owner_reduces && !sp.has(kMarkStarted);
   const detail::ColumnShare own =
       scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
-              : detail::ColumnShare::none();
+      : owner && w.seg == 0 ? detail::ColumnShare::all(Traits::kTileN, tile_n_out)
+                            : detail::ColumnShare::none();
   if constexpr (Traits::kClusterExchange) {
     if (p.sched.cluster > 1) {
       ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the staging buffer is free
@@ -431,17 +437,20 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
   // Reduced through shared memory in batches, a segment's own share comes from the workspace too.
   const bool store_own = Traits::kStagedEpilogue && detail::smem_reduce_own_stored(int(w.nseg), Traits::kReduceSlotsPerThread);
   const float4* tile_ws = p.partials + size_t(w.slot) * kSlotQuads;
-  detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotQuads, t, p.M, m0,
-                        Traits::kConsumerThreads, store_own ? detail::ColumnShare::none() : own);
+  if (!owner || w.seg != 0 || store_own)
+    detail::store_partial(accum, coord, p.partials + (size_t(w.slot) + w.seg) * kSlotQuads, t, p.M, m0,
+                          Traits::kConsumerThreads, store_own ? detail::ColumnShare::none() : own);
   ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
   if (t == 0) {
     uint64_t* counter = reinterpret_cast<uint64_t*>(p.arrivals + w.pos);
     const uint64_t prev = ptx::atom_add_acq_rel(counter, 1ull);
-    if (!scatter) {
+    if (!scatter && !owner) {
       smem.reduce_here = (prev + 1) % uint64_t(w.nseg) == 0;
-    } else {
+    } else if (scatter || w.seg == 0) {
       wait_for_segments(sp, counter, prev - prev % w.nseg + w.nseg, w);
       smem.reduce_here = 1;  // after a timeout too (reported): never hang, the host throws
+    } else {
+      smem.reduce_here = 0;
     }
   }
   ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);

@@ -63,6 +63,12 @@ struct WorkSchedule {
   uint32_t max_segs = 1;   // StreamK: the most segments any tail tile has (workspace stride)
   uint32_t reduce_scatter = 0;  // SplitK: segments reduce shares of their tile (co-scheduled segments)
   uint32_t cluster = 1;         // SplitK + reduce_scatter: CTAs per cluster (a tile's segments), or 1
+  // StreamK: a tile's first segment reduces (set by the host when every CTA is resident at once). It is
+  // always the last unit of its CTA -- the tile goes on in later CTAs' ranges -- so it usually finishes
+  // last anyway: it waits for the other segments (first units of later CTAs, which wait for nothing),
+  // never stores its own partials, and reads theirs. Otherwise the last segment to arrive reduces,
+  // every segment having stored its partials first.
+  uint32_t owner_reduces = 0;
   uint32_t group = 1;           // CTAs per group walking one column block's k-steps (tiles: tile groups,
                                 //   ctas: CTA groups), or 1; a multicast cluster when the kernel multicasts
 
