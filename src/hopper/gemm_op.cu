@@ -156,11 +156,15 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   const uint32_t g = mc > 1 ? mc : uint32_t(c.group);
   const uint32_t groups = g > 1 ? grid.x * ceil_div(grid.y, g) * grid.z : uint32_t(tiles);
   const uint32_t sched_ctas = g > 1 ? std::max(1u, uint32_t(requested) / g) : uint32_t(requested);
+  // (BRAID_STREAMK_ALL_CTAS=1, an experiment switch: the stream-K tail over every CTA allowed, without
+  // the reduction cost model.)
+  const char* all_ctas = std::getenv("BRAID_STREAMK_ALL_CTAS");
+  const uint32_t reduce_cost = all_ctas && all_ctas[0] == '1' ? 0u : WorkSchedule::kReduceCostIters;
   WorkSchedule sched = WorkSchedule::make(kind, groups, k_tiles, sched_ctas, uint32_t(c.splits), 4, c.reduce_scatter,
-                                          c.dsmem_reduce, g);
+                                          c.dsmem_reduce, g, reduce_cost);
   // Launch only the CTAs that get work; the schedule is rebuilt for that count (same units).
   sched = WorkSchedule::make(kind, groups, k_tiles, sched.busy_ctas(), uint32_t(c.splits), 4, c.reduce_scatter,
-                             c.dsmem_reduce, g);
+                             c.dsmem_reduce, g, reduce_cost);
   // Stream-K's first segments reduce when every CTA is resident at once (they wait for later CTAs);
   // BRAID_STREAMK_LAST_ARRIVAL=1 (an experiment switch) keeps the last-arrival reduction.
   const char* last_arrival = std::getenv("BRAID_STREAMK_LAST_ARRIVAL");

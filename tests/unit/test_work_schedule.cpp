@@ -171,7 +171,8 @@ TEST(WorkSchedule, ClusterExchangeKeepsATilesSegmentsInOneCluster) {
 
 TEST(WorkSchedule, StreamKFillsEverySmWhenTilesAreFewerThanSms) {
   // GPT-3 GEMM 2 at T <= 128: 96 tiles of 128 x 128, K = 6144 (96 k-tiles), 132 SMs.
-  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 96, 96, 132);
+  // (Without the reduction cost model; with it, below.)
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 96, 96, 132, 1, 4, false, false, 1, 0);
   EXPECT_EQ(s.dp_tiles, 0u);
   EXPECT_EQ(s.sk_ctas, 132u);
   EXPECT_EQ(s.busy_ctas(), 132u);
@@ -186,7 +187,7 @@ TEST(WorkSchedule, StreamKFillsEverySmWhenTilesAreFewerThanSms) {
 TEST(WorkSchedule, StreamKKeepsWholeWavesDataParallel) {
   // GPT-3 GEMM 1 at T = 768 with 128 x 256 tiles: 6 x 24 = 144 tiles on 132 SMs -> 132 whole tiles,
   // 12 tiles' iterations over the 132 CTAs (instead of a second wave of 12 tiles on 12 SMs).
-  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 144, 192, 132);
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 144, 192, 132, 1, 4, false, false, 1, 0);
   EXPECT_EQ(s.dp_tiles, 132u);
   EXPECT_EQ(s.sk_ctas, 132u);
   const auto iters = check_invariants(s);
@@ -200,10 +201,35 @@ TEST(WorkSchedule, StreamKKeepsWholeWavesDataParallel) {
 
 TEST(WorkSchedule, StreamKTailIsNotCutFinerThanTheMinimum) {
   // 3 tiles x 8 k-tiles on 132 CTAs with at least 4 iterations per CTA: 6 CTAs share the tail.
-  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 3, 8, 132, 1, 4);
+  const WorkSchedule s = WorkSchedule::make(Decomposition::StreamK, 3, 8, 132, 1, 4, false, false, 1, 0);
   EXPECT_EQ(s.sk_ctas, 6u);
   EXPECT_EQ(s.busy_ctas(), 6u);
   check_invariants(s);
+}
+
+// The reduction cost model (make's reduce_cost_iters): a tail tile's reducer reads the other segments'
+// partials one after another, so G' is the number of tail CTAs that minimizes (iterations per CTA) +
+// 10 x (segments of a tile - 1), the largest within 5% of the minimum.
+TEST(WorkSchedule, StreamKTailWeighsBalanceAgainstSegments) {
+  // 96 tiles x 96 k-tiles: 132 CTAs cost 70 + 2 x 10, 128 CTAs 72 + 1 x 10.
+  const WorkSchedule few = WorkSchedule::make(Decomposition::StreamK, 96, 96, 132);
+  EXPECT_EQ(few.sk_ctas, 128u);
+  EXPECT_EQ(few.max_segs, 2u);
+  check_invariants(few);
+  // 12 tail tiles x 192 k-tiles after a whole wave: not 11 segments per tile over 132 CTAs.
+  const WorkSchedule tail = WorkSchedule::make(Decomposition::StreamK, 144, 192, 132);
+  EXPECT_EQ(tail.dp_tiles, 132u);
+  EXPECT_LT(tail.sk_ctas, 132u);
+  EXPECT_LE(tail.max_segs, 6u);
+  const uint64_t per_cta = (12ull * 192 + tail.sk_ctas - 1) / tail.sk_ctas;
+  const WorkSchedule spread = WorkSchedule::make(Decomposition::StreamK, 144, 192, 132, 1, 4, false, false, 1, 0);
+  EXPECT_LT(per_cta + 10 * (tail.max_segs - 1), 18 + 10 * (spread.max_segs - 1));
+  check_invariants(tail);
+  // Tiles that divide evenly are not cut at all (3 tiles x 8 k-tiles: 3 CTAs of 8, not 6 of 4).
+  const WorkSchedule small = WorkSchedule::make(Decomposition::StreamK, 3, 8, 132);
+  EXPECT_EQ(small.sk_ctas, 3u);
+  EXPECT_EQ(small.max_segs, 1u);
+  check_invariants(small);
 }
 
 TEST(WorkSchedule, NoRemainderMeansPureDataParallel) {

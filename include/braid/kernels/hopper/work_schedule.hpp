@@ -16,10 +16,11 @@
 //                 segment b % splits, and a cluster's CTAs hold one tile's segments in every round,
 //                 exchanging partials through distributed shared memory instead of the workspace.
 //   StreamK       the whole waves of tiles are data-parallel (round-robin as above); the tiles of the
-//                 last, partial wave share their iterations evenly among the CTAs: CTA b takes the
+//                 last, partial wave share their iterations evenly among G' CTAs: CTA b takes the
 //                 contiguous iterations [b*I/G', (b+1)*I/G') of the tail (I = tail tiles x k_tiles),
-//                 cut where tiles end. No SM idles in a tail wave, and when there are fewer tiles than
-//                 SMs (small token counts) every SM streams the weights.
+//                 cut where tiles end. G' trades the tail's balance against the number of segments a
+//                 tail tile's reducer reads (make(): reduce_cost_iters); when there are fewer tiles than
+//                 SMs (small token counts) it is usually every SM, all streaming the weights.
 //
 // Groups (`group` = m > 1): the schedule deals "tile groups" (m vertically adjacent tiles: the same
 // column block of B; `tiles` counts groups) to groups of m consecutive CTAs (`ctas` counts CTA groups,
@@ -39,6 +40,7 @@
 // warpgroups of a CTA walk the same unit sequence with their own cursors.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "braid/core/types.hpp"
 
@@ -78,15 +80,21 @@ struct WorkSchedule {
     uint64_t g_end = 0;
   };
 
+  static constexpr uint32_t kReduceCostIters = 10;
+
   // --- construction (host) ---------------------------------------------------------------------
   // min_sk_iters: the stream-K tail is spread over at most (tail iterations / min_sk_iters) CTAs, so
   // that no segment is so short that its fixup costs more than it saves.
+  // reduce_cost_iters: the stream-K tail's CTA count G' minimizes (tail iterations per CTA) +
+  // reduce_cost_iters x (most segments of a tail tile - 1) -- the reducer of a tile reads the others'
+  // partials one after another, ~8-11 k-steps' time each (per-unit traces, gemm-streamk-owner-ab
+  // results) -- taking the largest G' within 5% of the minimum; 0 = spread over every CTA allowed.
   // reduce_scatter: only with SplitK (ignored otherwise); G is rounded down to a multiple of splits
   // when the units outnumber the CTAs. cluster_exchange: reduce-scatter among the CTAs of a cluster
   // of `splits` (implies reduce_scatter; G always a multiple of splits, at least one cluster).
   static WorkSchedule make(Decomposition kind, uint32_t tiles, uint32_t k_tiles, uint32_t ctas, uint32_t splits = 1,
                            uint32_t min_sk_iters = 4, bool reduce_scatter = false, bool cluster_exchange = false,
-                           uint32_t group = 1) {
+                           uint32_t group = 1, uint32_t reduce_cost_iters = kReduceCostIters) {
     WorkSchedule s;
     s.kind = kind;
     s.group = group < 1 ? 1 : group;
@@ -109,12 +117,30 @@ struct WorkSchedule {
       const uint64_t tail = uint64_t(rem) * k_tiles;
       uint64_t g = min_sk_iters < 1 ? tail : tail / min_sk_iters;
       if (g < 1) g = 1;
-      s.sk_ctas = rem == 0 ? 0 : uint32_t(g < s.ctas ? g : s.ctas);
-      s.max_segs = 1;
-      for (uint32_t t = 0; t < rem; ++t) {
-        const uint32_t n = s.tail_segments(t);
-        if (n > s.max_segs) s.max_segs = n;
+      const uint32_t g_max = rem == 0 ? 0 : uint32_t(g < s.ctas ? g : s.ctas);
+      auto most_segments = [&s, rem]() {
+        uint32_t most = 1;
+        for (uint32_t t = 0; t < rem; ++t) {
+          const uint32_t n = s.tail_segments(t);
+          if (n > most) most = n;
+        }
+        return most;
+      };
+      s.sk_ctas = g_max;
+      if (g_max > 1 && reduce_cost_iters > 0) {
+        std::vector<uint64_t> cost(g_max + 1, 0);
+        uint64_t best = UINT64_MAX;
+        for (uint32_t c = 1; c <= g_max; ++c) {
+          s.sk_ctas = c;
+          cost[c] = (tail + c - 1) / c + uint64_t(reduce_cost_iters) * (most_segments() - 1);
+          if (cost[c] < best) best = cost[c];
+        }
+        uint32_t pick = 1;
+        for (uint32_t c = 1; c <= g_max; ++c)
+          if (cost[c] * 100 <= best * 105) pick = c;
+        s.sk_ctas = pick;
       }
+      s.max_segs = rem == 0 ? 1 : most_segments();
     }
     return s;
   }

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Stream-K's owner reduction (the tile's first segment waits for the others and reads their partials;
-# WorkSchedule::owner_reduces, the default) against the last-arrival reduction
-# (BRAID_STREAMK_LAST_ARRIVAL=1), same binary, alternating per shape, each with per-unit trace
-# summaries (braid-gemm --unit-trace). Optionally the GPU tests first (TESTS=<gtest filter>).
-#   BIN=.carry/bin OUT=dir BRAID_COMMIT=<hash> [TESTS='*'] bash bench/device/gemm-streamk-owner-ab.sh
+# One GEMM experiment switch on and off, same binary, alternating per shape, each configuration timed,
+# checked and traced per unit (braid-gemm --unit-trace): AB_ENV=BRAID_STREAMK_LAST_ARRIVAL (default;
+# stream-K's owner reduction against the last arrival, modes "owner" / "last-arrival") or e.g.
+# AB_ENV=BRAID_STREAMK_ALL_CTAS (the tail's cost model against every CTA: "default" / "STREAMK_ALL_CTAS=1").
+# Optionally the GPU tests first (TESTS=<gtest filter>).
+#   BIN=.carry/bin OUT=dir BRAID_COMMIT=<hash> [AB_ENV=...] [TESTS='*'] [SHAPES='name M-list N K configs;...'] bash bench/device/gemm-env-ab.sh
 set -uo pipefail
 BIN=${BIN:-build/tools}
-OUT=${OUT:-/tmp/gemm-owner}
+OUT=${OUT:-/tmp/gemm-env-ab}
+AB_ENV=${AB_ENV:-BRAID_STREAMK_LAST_ARRIVAL}
+if [ "$AB_ENV" = BRAID_STREAMK_LAST_ARRIVAL ]; then on=owner; off=last-arrival; else on=default; off="${AB_ENV#BRAID_}=1"; fi
 mkdir -p "$OUT/traces"
-log="$OUT/gemm-streamk-owner-ab.log"
+log="$OUT/gemm-env-ab.log"
 {
   echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"
   echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN bash bench/device/gemm-streamk-owner-ab.sh"
+  echo "# command: BIN=$BIN AB_ENV=$AB_ENV bash bench/device/gemm-env-ab.sh"
 } > "$log"
 if [ -n "${TESTS:-}" ] && [ -x "$BIN/braid_gpu_tests" ]; then
   timeout ${TEST_LIMIT:-200} "$BIN/braid_gpu_tests" --gtest_filter="$TESTS" > "$OUT/gpu-tests.log" 2>&1
@@ -22,11 +25,11 @@ SHAPES=${SHAPES:-"gpt3-qkv 512,1024 4608 12288 128x192-g4-streamk,128x192-g8-str
 IFS=';' read -ra list <<< "$SHAPES"
 for shape in "${list[@]}"; do
   set -- $shape
-  for mode in owner last-arrival; do
+  for mode in "$on" "$off"; do
     echo "== $1 M=$2 N=$3 K=$4 reduction=$mode" | tee -a "$log"
-    if [ $mode = last-arrival ]; then export BRAID_STREAMK_LAST_ARRIVAL=1; else unset BRAID_STREAMK_LAST_ARRIVAL; fi
+    if [ "$mode" = "$off" ]; then export "$AB_ENV"=1; else unset "$AB_ENV"; fi
     timeout ${SHAPE_LIMIT:-60} "$BIN/braid-gemm" --m "$2" --n "$3" --k "$4" --configs "$5" --reps ${REPS:-15} \
-      --unit-trace "$OUT/traces/$1-$mode" $( [ $mode = last-arrival ] && echo --no-cublas ) 2>&1 | tee -a "$log"
+      --unit-trace "$OUT/traces/$1-${mode%%=*}" $( [ "$mode" = "$off" ] && echo --no-cublas ) 2>&1 | tee -a "$log"
   done
-  unset BRAID_STREAMK_LAST_ARRIVAL
+  unset "$AB_ENV"
 done
