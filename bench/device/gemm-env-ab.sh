@@ -6,21 +6,15 @@
 # Optionally the GPU tests first (TESTS=<gtest filter>).
 #   BIN=.carry/bin OUT=dir BRAID_COMMIT=<hash> [AB_ENV=...] [TESTS='*'] [SHAPES='name M-list N K configs;...'] bash bench/device/gemm-env-ab.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 OUT=${OUT:-/tmp/gemm-env-ab}
 AB_ENV=${AB_ENV:-BRAID_STREAMK_LAST_ARRIVAL}
 if [ "$AB_ENV" = BRAID_STREAMK_LAST_ARRIVAL ]; then on=owner; off=last-arrival; else on=default; off="${AB_ENV#BRAID_}=1"; fi
 mkdir -p "$OUT/traces"
 log="$OUT/gemm-env-ab.log"
-{
-  echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"
-  echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN AB_ENV=$AB_ENV bash bench/device/gemm-env-ab.sh"
-} > "$log"
-if [ -n "${TESTS:-}" ] && [ -x "$BIN/braid_gpu_tests" ]; then
-  timeout ${TEST_LIMIT:-200} "$BIN/braid_gpu_tests" --gtest_filter="$TESTS" > "$OUT/gpu-tests.log" 2>&1
-  echo "# gpu tests ($TESTS): exit $? -- $(grep -E '^\[  (PASSED|FAILED)' "$OUT/gpu-tests.log" | tr '\n' ' ')" | tee -a "$log"
-fi
+log_header "$log" "BIN=$BIN AB_ENV=$AB_ENV bash bench/device/gemm-env-ab.sh"
+run_gpu_tests "$BIN" "$OUT" "$log" || exit $?
 SHAPES=${SHAPES:-"gpt3-qkv 512,1024 4608 12288 128x192-g4-streamk,128x192-g8-streamk,128x256-g4-streamk,128x128-g4-streamk;gpt3-out 512,1024 12288 1536 128x192-streamk,128x128-streamk,128x256-streamk;llama-qkv 512,1024 3072 8192 128x128-g4-streamk,128x128-g8-streamk,128x192-g8-streamk;gpt3-w1 256,512 6144 12288 128x128-mc2-streamk,128x192-g2-streamk,128x128-g4-streamk"}
 IFS=';' read -ra list <<< "$SHAPES"
 for shape in "${list[@]}"; do

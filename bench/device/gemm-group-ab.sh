@@ -6,23 +6,14 @@
 # tests first (TESTS=<gtest filter>; TESTS_GATE=1 stops on a failure).
 #   BIN=.carry/bin OUT=dir BRAID_COMMIT=<hash> [TESTS='*Group*'] [CONFIGS=...] bash bench/device/gemm-group-ab.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 OUT=${OUT:-/tmp/gemm-group}
 CONFIGS=${CONFIGS:-128x192,192x128-staged,128x256-staged,128x128-streamk,128x128-g4-streamk,128x192-streamk,128x192-g2-streamk,128x192-g4-streamk,128x192-g8-streamk,128x256-streamk,128x256-g4-streamk,128x256-g8-streamk,128x128-mc2-streamk}
 mkdir -p "$OUT"
 log="$OUT/gemm-group-ab.log"
-{
-  echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"
-  echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN CONFIGS=$CONFIGS bash bench/device/gemm-group-ab.sh"
-} > "$log"
-if [ -n "${TESTS:-}" ] && [ -x "$BIN/braid_gpu_tests" ]; then
-  timeout ${TEST_LIMIT:-300} "$BIN/braid_gpu_tests" --gtest_filter="$TESTS" > "$OUT/gpu-tests.log" 2>&1
-  rc=$?
-  tail -25 "$OUT/gpu-tests.log"
-  echo "# gpu tests ($TESTS): exit $rc" | tee -a "$log"
-  if [ $rc -ne 0 ] && [ "${TESTS_GATE:-0}" = 1 ]; then exit $rc; fi
-fi
+log_header "$log" "BIN=$BIN CONFIGS=$CONFIGS bash bench/device/gemm-group-ab.sh"
+run_gpu_tests "$BIN" "$OUT" "$log" || exit $?
 # (name M-list N K): attention QKV GEMMs (GPT-3, LLaMA), output GEMM (GPT-3), MLP W1/W2 (GPT-3, LLaMA)
 SHAPES=${SHAPES:-"gpt3-qkv 512,1024,2048 4608 12288;llama-qkv 512,1024,2048 3072 8192;gpt3-out 512,1024,2048 12288 1536;gpt3-w1 256,384,512,768,1024 6144 12288;gpt3-w2 256,384,512,768,1024 12288 6144;llama-w1 256,512,1024 5504 8192"}
 IFS=';' read -ra list <<< "$SHAPES"

@@ -5,19 +5,13 @@
 # per-unit CSVs under traces/). Optionally the GPU tests first (TESTS=<gtest filter>, '*' for all).
 #   BIN=.carry/bin OUT=dir BRAID_COMMIT=<hash> [TESTS='*'] bash bench/device/gemm-unit-trace.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 OUT=${OUT:-/tmp/gemm-unit-trace}
 mkdir -p "$OUT/traces"
 log="$OUT/gemm-unit-trace.log"
-{
-  echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"
-  echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN bash bench/device/gemm-unit-trace.sh"
-} > "$log"
-if [ -n "${TESTS:-}" ] && [ -x "$BIN/braid_gpu_tests" ]; then
-  timeout ${TEST_LIMIT:-200} "$BIN/braid_gpu_tests" --gtest_filter="$TESTS" > "$OUT/gpu-tests.log" 2>&1
-  echo "# gpu tests ($TESTS): exit $? -- $(grep -E '^\[  (PASSED|FAILED)' "$OUT/gpu-tests.log" | tr '\n' ' ')" | tee -a "$log"
-fi
+log_header "$log" "BIN=$BIN bash bench/device/gemm-unit-trace.sh"
+run_gpu_tests "$BIN" "$OUT" "$log" || exit $?
 # (name M N K configs)
 SHAPES=${SHAPES:-"gpt3-out 512 12288 1536 128x192,128x192-streamk,128x128-streamk,128x256-staged,128x256-streamk;gpt3-qkv 512 4608 12288 192x128-staged,128x256-g4-streamk,128x192-g4-streamk,128x192-streamk;llama-w1 256 5504 8192 128x192,128x192-g2-streamk,128x192-sk2,128x256-streamk;gpt3-w1 256 6144 12288 128x192,128x192-sk2,128x128-mc2-streamk,128x192-g2-streamk"}
 IFS=';' read -ra list <<< "$SHAPES"

@@ -89,6 +89,24 @@ void expect_same_bits(const GemmOp& ref, const GemmOp& test, Buf& D, size_t n, i
   }
 }
 
+// `test` cuts its tiles elsewhere than `ref` (other fp32 partial sums): it must be deterministic (the
+// same bits run after run, output poisoned) and agree with `ref` to within accumulation rounding.
+void expect_deterministic_and_close(const GemmOp& ref, const GemmOp& test, Buf& D, size_t n, DType dt, double tol) {
+  D.poison();
+  ref.run(nullptr);
+  BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+  D.download();
+  const std::vector<uint16_t> ref_out = D.h;
+  expect_same_bits(test, test, D, n, 3);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double a = to_float(ref_out[i], dt), b = to_float(D.h[i], dt);
+    num += (a - b) * (a - b);
+    den += a * a;
+  }
+  EXPECT_LT(std::sqrt(num / den), tol);
+}
+
 }  // namespace
 
 TEST_F(HopperTest, GemmMatchesReference) {
@@ -368,22 +386,8 @@ TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
         if (!own.stream_k) {
           expect_same_bits(g_own, g_mc, D, n, 3);
         } else {
-          // Stream-K cuts the tail at other k-steps when groups, not tiles, are dealt (other fp32
-          // partial sums): the multicast run is deterministic and agrees with the own-loads run to
-          // within accumulation rounding.
-          D.poison();
-          g_own.run(nullptr);
-          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-          D.download();
-          const std::vector<uint16_t> own_out = D.h;
-          expect_same_bits(g_mc, g_mc, D, n, 3);
-          double num = 0, den = 0;
-          for (size_t i = 0; i < n; ++i) {
-            const double a = to_float(own_out[i], DType::F16), b = to_float(D.h[i], DType::F16);
-            num += (a - b) * (a - b);
-            den += a * a;
-          }
-          EXPECT_LT(std::sqrt(num / den), 1e-3);
+          // Stream-K cuts the tail at other k-steps when groups, not tiles, are dealt.
+          expect_deterministic_and_close(g_own, g_mc, D, n, DType::F16, 1e-3);
         }
         if (HasFatalFailure()) return;
         ++checked;
@@ -494,19 +498,7 @@ TEST_F(HopperTest, GroupsWalkInStepWithTheSameResults) {
               ASSERT_EQ(g_mc.prepare(args, mc), "");
               expect_same_bits(g_mc, g_grp, D, n, 3);
             }
-            D.poison();
-            g_own.run(nullptr);
-            BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-            D.download();
-            const std::vector<uint16_t> own_out = D.h;
-            expect_same_bits(g_grp, g_grp, D, n, 3);
-            double num = 0, den = 0;
-            for (size_t i = 0; i < n; ++i) {
-              const double a = to_float(own_out[i], dt), b = to_float(D.h[i], dt);
-              num += (a - b) * (a - b);
-              den += a * a;
-            }
-            EXPECT_LT(std::sqrt(num / den), dt == DType::F16 ? 1e-3 : 8e-3);
+            expect_deterministic_and_close(g_own, g_grp, D, n, dt, dt == DType::F16 ? 1e-3 : 8e-3);
           }
           if (HasFatalFailure()) return;
           ++checked;
