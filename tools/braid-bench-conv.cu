@@ -28,6 +28,7 @@
 
 #include "braid/bench/conv_reference.cuh"
 #include "braid/bench/harness.cuh"
+#include "braid/bench/unit_trace.hpp"
 #include "braid/bench/peers.hpp"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/workloads/conv_chain.cuh"
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
               trace_dir;
   std::string commit = BRAID_GIT_COMMIT;
   std::string configs_arg;  // empty: the built-in candidates
+  bool unit_trace = false;  // per-unit trace summaries of each layer's four fastest configurations
   int reps = 30;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -89,10 +91,11 @@ int main(int argc, char** argv) {
     else if (a == "--commit") commit = next();
     else if (a == "--trace-dir") trace_dir = next();
     else if (a == "--configs") configs_arg = next();
+    else if (a == "--unit-trace") unit_trace = true;
     else {
       std::fprintf(stderr,
                    "usage: braid-bench-conv [--layers 64x56,128x28,...] [--batches 1,4,...] [--reps N] [--out CSV]\n"
-                   "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR]\n"
+                   "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR] [--unit-trace]\n"
                    "                        [--configs 128x64-rowmajor,128x64-staged-sk2-rowmajor,...]\n");
       return a == "--help" ? 0 : 2;
     }
@@ -211,6 +214,21 @@ int main(int argc, char** argv) {
         std::printf("  candidates:");
         for (const auto& [us, c] : found) std::printf(" %s %.1f", c.name().c_str(), us);
         std::printf("\n");
+        if (unit_trace)  // where each fast configuration's time goes, unit by unit (one more run each)
+          for (size_t i = 0; i < found.size() && i < 4; ++i) {
+            hopper::ConvOp op;
+            if (!op.prepare({hopper::DType::F16, in, wt, b, y, N, H, W, C, C}, found[i].second).empty()) continue;
+            const size_t n = size_t(op.ctas()) * size_t(op.max_units_per_cta());
+            hopper::UnitTrace* recs = nullptr;
+            BRAID_CUDA_CHECK(cudaMalloc(&recs, n * sizeof(hopper::UnitTrace)));
+            op.run_unit_trace(s, recs);
+            std::vector<hopper::UnitTrace> h(n);
+            BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), recs, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
+            BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+            BRAID_CUDA_CHECK(cudaFree(recs));
+            std::printf("  unit trace %s: %s\n", found[i].second.name().c_str(),
+                        bench::describe(bench::summarize_unit_trace(h)).c_str());
+          }
         if (found.size() > 2) found.resize(2);
         return found;
       };

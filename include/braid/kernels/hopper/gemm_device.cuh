@@ -84,6 +84,14 @@ int max_active_clusters(int size) {
   return n;
 }
 
+// Per-unit trace records for the next launches of a kernel with these parameters (KernelBase::set_unit_trace).
+template <class Params>
+bool set_unit_trace(Params& params, UnitTrace* records, uint32_t stride) {
+  params.unit_trace = records;
+  params.unit_trace_stride = stride;
+  return true;
+}
+
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
           bool Pingpong = false, bool Segmented = true>
 class GemmKernel final : public GemmKernelBase {
@@ -125,11 +133,7 @@ class GemmKernel final : public GemmKernelBase {
   int multicast() const override { return Traits::kMulticast; }
   bool pingpong() const override { return Traits::kPingpong; }
   bool segmented() const override { return Traits::kSegmented; }
-  bool set_unit_trace(UnitTrace* records, uint32_t stride) override {
-    params_.unit_trace = records;
-    params_.unit_trace_stride = stride;
-    return true;
-  }
+  bool set_unit_trace(UnitTrace* records, uint32_t stride) override { return hopper::set_unit_trace(params_, records, stride); }
 
  private:
   typename Traits::Params params_{};
