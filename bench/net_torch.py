@@ -46,6 +46,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import braid_torch  # noqa: E402
 from torch_common import SCRATCH_BYTES, graphed, log, rel_err, time_it  # noqa: E402
+from conv_picks import pick_chain  # noqa: E402
 
 TOL = 2e-2
 VARIANTS = ["stream", "pdl-only", "conv2dtilesync-pdl", "rowsync-pdl", "conv2dtilesync-pdl-dyn", "rowsync-pdl-dyn"]
@@ -239,17 +240,20 @@ class BraidNet:
         return [self.chains[i].name for i in sorted(self.chains)]
 
 
-def pick_configs(lib, prog, P, x, scratch, log_prefix):
-    """Each braid layer's tile config: its conv alone (stream order), timed for every candidate.
+def pick_configs(lib, prog, P, x, scratch, log_prefix, switch_us):
+    """Each braid layer's tile config: its conv alone (stream order), timed for every candidate, then
+    per chain the configs that minimize the chain's time plus switch_us per change of kernel function
+    between consecutive convs (bench/conv_picks.py: a conv after a different kernel function runs cold).
     Returns (best, best for dynamic dispatch): dynamic dispatch hands out whole units only (no stream-K)
     and does not keep a tile's segments running together (no reduce-scatter)."""
     shapes = shapes_of(prog, P, x)
-    picks, cache = {}, {}
+    picks, picks_dp, cache = {}, {}, {}
     for step in prog:
         if step[0] != "chain":
             continue
         _, src, layers = step
         prev = src
+        times = []  # per layer: {config: us}
         for name, res in layers:
             sin, sout = shapes[prev], shapes[name]
             key = (tuple(sin), tuple(sout), res is not None)
@@ -257,23 +261,32 @@ def pick_configs(lib, prog, P, x, scratch, log_prefix):
                 xin = torch.randn(sin, device="cuda").to(x.dtype).contiguous(memory_format=torch.channels_last)
                 out = torch.empty(sout, dtype=x.dtype, device="cuda", memory_format=torch.channels_last)
                 r = torch.randn(sout, device="cuda").to(x.dtype).contiguous(memory_format=torch.channels_last) if res is not None else None
-                best, best_dp = None, None
+                timed = {}
                 for cfg in CONFIGS:
                     try:
                         ch = braid_torch.ConvChain(lib, xin, [braid_torch.ConvLayer(P[name][0], P[name][1], out, r)], [cfg], "stream")
                     except braid_torch.BraidError:
                         continue  # not implementable for this shape (e.g. more splits than k-tiles)
-                    t = time_it(ch.run, scratch, 8, 2)
-                    if best is None or t < best[0]:
-                        best = (t, cfg)
-                    if "streamk" not in cfg and "-rs" not in cfg and "-dsm" not in cfg and (best_dp is None or t < best_dp[0]):
-                        best_dp = (t, cfg)
+                    timed[cfg] = time_it(ch.run, scratch, 8, 2)
                     del ch
-                cache[key] = (best[1], best_dp[1])
-                log(f"{log_prefix} layer {name} {tuple(sin)}->{tuple(sout)}: {best[1]} ({best[0]:.1f} us)")
-            picks[name] = cache[key]
+                cache[key] = timed
+                fastest = min(timed, key=timed.get)
+                log(f"{log_prefix} layer {name} {tuple(sin)}->{tuple(sout)}: {fastest} ({timed[fastest]:.1f} us)")
+            times.append(cache[key])
             prev = name
-    return {n: c[0] for n, c in picks.items()}, {n: c[1] for n, c in picks.items()}
+        names = [n for n, _ in layers]
+        chosen = pick_chain(times, switch_us)
+        dp_times = [{c: t for c, t in tl.items() if "streamk" not in c and "-rs" not in c and "-dsm" not in c}
+                    for tl in times]
+        chosen_dp = pick_chain(dp_times, switch_us)
+        if switch_us > 0:
+            alone = pick_chain(times, 0.0)
+            if alone != chosen:
+                log(f"{log_prefix} chain {names[0]}..{names[-1]}: {' '.join(chosen)} "
+                    f"(fastest alone: {' '.join(alone)}; {switch_us:g} us per kernel switch)")
+        picks.update(zip(names, chosen))
+        picks_dp.update(zip(names, chosen_dp))
+    return picks, picks_dp
 
 
 def measure_ceilings():
@@ -331,6 +344,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--commit", default=os.environ.get("BRAID_COMMIT", "unknown"))
     ap.add_argument("--seed", type=int, default=20261122)
+    ap.add_argument("--switch-us", type=float, default=6.0,
+                    help="cost of a kernel-function change between consecutive braid convs when picking configs "
+                         "(bench/conv_picks.py; 0: each layer's fastest alone)")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("net_torch.py: no CUDA device visible to PyTorch")
@@ -382,7 +398,7 @@ def main():
                     rows.append(("peer:torch-eager", time_it(lambda: run_torch(prog, P, x), scratch, a.reps, a.warmup), e_e < TOL, e_e))
                     log(f"{prefix} peer:torch-graph {rows[0][1]:.1f} us (rel {e_t:.1e}), peer:torch-eager {rows[1][1]:.1f} us")
                     # braid
-                    configs, configs_dp = pick_configs(lib, prog, P, x, scratch, prefix)
+                    configs, configs_dp = pick_configs(lib, prog, P, x, scratch, prefix, a.switch_us)
                     refs = {}  # braid:stream's outputs per set of configs: the bit-identity reference
 
                     def stream_ref(cfgs):
