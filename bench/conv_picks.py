@@ -1,11 +1,12 @@
 """Per-layer convolution configurations for a chain of convs, aware of the kernel-switch cost.
 
-The first run of a kernel function after a different one runs its mainloop 15-60% slower (~6 us per
-conv on an H100; docs/hopper-conv.md, "The kernel-switch penalty, traced"): the timing of each layer
-alone (warm, its function run back to back) misses that, so a chain whose layers each pick their own
-fastest configuration can pay it at every layer. `pick_chain` chooses one configuration per layer that
-minimizes (sum of the layers' times) + switch_us x (number of kernel-function changes along the chain),
-by dynamic programming over the layers (Viterbi). With switch_us = 0 it returns each layer's fastest.
+The first run of a kernel function after a different one runs its mainloop 15-60% slower (4-11 us per
+conv on an H100, 15-47% of the layer's warm time; docs/hopper-conv.md, "The kernel-switch penalty,
+traced"): the timing of each layer alone (warm, its function run back to back) misses that, so a chain
+whose layers each pick their own fastest configuration can pay it at every layer. `pick_chain` chooses
+one configuration per layer that minimizes the chain's time with each layer entered from a different
+kernel function counted switch_frac slower (time x (1 + switch_frac)), by dynamic programming over the
+layers (Viterbi). With switch_frac = 0 it returns each layer's fastest.
 """
 import re
 
@@ -23,7 +24,7 @@ def kernel_function(cfg):
     return (int(m.group(1)), int(m.group(2)), "-staged" in cfg, segmented)
 
 
-def pick_chain(layer_times, switch_us):
+def pick_chain(layer_times, switch_frac):
     """layer_times: one dict {config name: time in us} per layer, in chain order (every dict non-empty).
     Returns the list of chosen configuration names."""
     if not layer_times:
@@ -37,7 +38,7 @@ def pick_chain(layer_times, switch_us):
         for c, t in times.items():
             f = kernel_function(c)
             cost, path = min(
-                ((prev_cost + (switch_us if kernel_function(p) != f else 0.0), prev_path)
+                ((prev_cost + (switch_frac * t if kernel_function(p) != f else 0.0), prev_path)
                  for p, (prev_cost, prev_path) in best.items()),
                 key=lambda x: x[0])
             nxt[c] = (cost + t, path + [c])

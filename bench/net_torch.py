@@ -240,10 +240,10 @@ class BraidNet:
         return [self.chains[i].name for i in sorted(self.chains)]
 
 
-def pick_configs(lib, prog, P, x, scratch, log_prefix, switch_us):
+def pick_configs(lib, prog, P, x, scratch, log_prefix, switch_frac):
     """Each braid layer's tile config: its conv alone (stream order), timed for every candidate, then
-    per chain the configs that minimize the chain's time plus switch_us per change of kernel function
-    between consecutive convs (bench/conv_picks.py: a conv after a different kernel function runs cold).
+    per chain the configs that minimize the chain's time with a conv entered from a different kernel
+    function counted switch_frac slower (bench/conv_picks.py: such a conv runs cold).
     Returns (best, best for dynamic dispatch): dynamic dispatch hands out whole units only (no stream-K)
     and does not keep a tile's segments running together (no reduce-scatter)."""
     shapes = shapes_of(prog, P, x)
@@ -275,15 +275,15 @@ def pick_configs(lib, prog, P, x, scratch, log_prefix, switch_us):
             times.append(cache[key])
             prev = name
         names = [n for n, _ in layers]
-        chosen = pick_chain(times, switch_us)
+        chosen = pick_chain(times, switch_frac)
         dp_times = [{c: t for c, t in tl.items() if "streamk" not in c and "-rs" not in c and "-dsm" not in c}
                     for tl in times]
-        chosen_dp = pick_chain(dp_times, switch_us)
-        if switch_us > 0:
+        chosen_dp = pick_chain(dp_times, switch_frac)
+        if switch_frac > 0:
             alone = pick_chain(times, 0.0)
             if alone != chosen:
                 log(f"{log_prefix} chain {names[0]}..{names[-1]}: {' '.join(chosen)} "
-                    f"(fastest alone: {' '.join(alone)}; {switch_us:g} us per kernel switch)")
+                    f"(fastest alone: {' '.join(alone)}; a kernel switch costs {switch_frac:g} of the layer)")
         picks.update(zip(names, chosen))
         picks_dp.update(zip(names, chosen_dp))
     return picks, picks_dp
@@ -344,9 +344,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--commit", default=os.environ.get("BRAID_COMMIT", "unknown"))
     ap.add_argument("--seed", type=int, default=20261122)
-    ap.add_argument("--switch-us", type=float, default=6.0,
-                    help="cost of a kernel-function change between consecutive braid convs when picking configs "
-                         "(bench/conv_picks.py; 0: each layer's fastest alone)")
+    ap.add_argument("--switch-frac", type=float, default=0.35,
+                    help="a braid conv entered from a different kernel function counts this much slower when "
+                         "picking configs (bench/conv_picks.py; 0: each layer's fastest alone)")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("net_torch.py: no CUDA device visible to PyTorch")
@@ -398,7 +398,7 @@ def main():
                     rows.append(("peer:torch-eager", time_it(lambda: run_torch(prog, P, x), scratch, a.reps, a.warmup), e_e < TOL, e_e))
                     log(f"{prefix} peer:torch-graph {rows[0][1]:.1f} us (rel {e_t:.1e}), peer:torch-eager {rows[1][1]:.1f} us")
                     # braid
-                    configs, configs_dp = pick_configs(lib, prog, P, x, scratch, prefix, a.switch_us)
+                    configs, configs_dp = pick_configs(lib, prog, P, x, scratch, prefix, a.switch_frac)
                     refs = {}  # braid:stream's outputs per set of configs: the bit-identity reference
 
                     def stream_ref(cfgs):

@@ -28,20 +28,23 @@ class PickChain(unittest.TestCase):
         self.assertEqual(pick_chain(self.layers, 0.0), ["128x64", "64x128", "128x64"])
 
     def test_switch_cost_keeps_one_function_when_it_pays(self):
-        # fastest per layer: 10 + 9 + 8 = 27 plus two switches; all 128x64: 28; all 64x128: 27.7
-        self.assertEqual(pick_chain(self.layers, 6.0), ["64x128", "64x128", "64x128"])
-        # a small switch cost: one switch (10 + 9 + 8.2 + 0.3 = 27.5) beats two (27.6) and none (27.7)
-        self.assertEqual(pick_chain(self.layers, 0.3), ["128x64", "64x128", "64x128"])
+        # a layer entered from another function counts (1 + switch_frac) x its time.
+        # 0.5: each layer's fastest 10 + 13.5 + 12 = 35.5; all 128x64 28; all 64x128 27.7
+        self.assertEqual(pick_chain(self.layers, 0.5), ["64x128", "64x128", "64x128"])
+        # 0.02: two switches 10 + 9.18 + 8.16 = 27.34 < one 10 + 9.18 + 8.2 = 27.38 < none 27.7
+        self.assertEqual(pick_chain(self.layers, 0.02), ["128x64", "64x128", "128x64"])
+        # 0.03: one switch 10 + 9.27 + 8.2 = 27.47 < two 10 + 9.27 + 8.24 = 27.51 < none 27.7
+        self.assertEqual(pick_chain(self.layers, 0.03), ["128x64", "64x128", "64x128"])
 
     def test_configs_of_one_function_switch_for_free(self):
         layers = [{"128x64-sk2": 5.0, "64x64": 5.5}, {"128x64-streamk": 4.0, "64x64": 4.1}]
-        self.assertEqual(pick_chain(layers, 6.0), ["128x64-sk2", "128x64-streamk"])
+        self.assertEqual(pick_chain(layers, 0.5), ["128x64-sk2", "128x64-streamk"])
 
     def test_edges(self):
-        self.assertEqual(pick_chain([], 6.0), [])
-        self.assertEqual(pick_chain([{"64x64": 1.0}], 6.0), ["64x64"])
+        self.assertEqual(pick_chain([], 0.5), [])
+        self.assertEqual(pick_chain([{"64x64": 1.0}], 0.5), ["64x64"])
         with self.assertRaises(ValueError):
-            pick_chain([{"64x64": 1.0}, {}], 6.0)
+            pick_chain([{"64x64": 1.0}, {}], 0.5)
 
 
 if __name__ == "__main__":
