@@ -218,19 +218,10 @@ int main(int argc, char** argv) {
           for (size_t i = 0; i < found.size() && i < 4; ++i) {
             hopper::ConvOp op;
             if (!op.prepare({hopper::DType::F16, in, wt, b, y, N, H, W, C, C}, found[i].second).empty()) continue;
-            const size_t n = size_t(op.ctas()) * size_t(op.max_units_per_cta());
-            hopper::UnitTrace* recs = nullptr;
-            BRAID_CUDA_CHECK(cudaMalloc(&recs, n * sizeof(hopper::UnitTrace)));
             // Twice: the first run after another instantiation's runs is the cold one (kernel switch).
-            for (const char* run : {"first", "again"}) {
-              op.run_unit_trace(s, recs);
-              std::vector<hopper::UnitTrace> h(n);
-              BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), recs, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
-              BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+            for (const char* run : {"first", "again"})
               std::printf("  unit trace %s (%s): %s\n", found[i].second.name().c_str(), run,
-                          bench::describe(bench::summarize_unit_trace(h)).c_str());
-            }
-            BRAID_CUDA_CHECK(cudaFree(recs));
+                          bench::describe(bench::summarize_unit_trace(op.trace_units(s))).c_str());
           }
         if (found.size() > 2) found.resize(2);
         return found;

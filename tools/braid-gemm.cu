@@ -237,14 +237,7 @@ int main(int argc, char** argv) {
         const double us = timer.median_us([&] { g.run(s); }, reps);
         report(name, us, err, "(" + std::to_string(g.units()) + " units on " + std::to_string(g.ctas()) + " CTAs)");
         if (!unit_trace.empty()) {  // where the time of each CTA goes, unit by unit (one more run)
-          const size_t n = size_t(g.ctas()) * size_t(g.max_units_per_cta());
-          hopper::UnitTrace* recs = nullptr;
-          BRAID_CUDA_CHECK(cudaMalloc(&recs, n * sizeof(hopper::UnitTrace)));
-          g.run_unit_trace(s, recs);
-          std::vector<hopper::UnitTrace> h(n);
-          BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), recs, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
-          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
-          BRAID_CUDA_CHECK(cudaFree(recs));
+          const std::vector<hopper::UnitTrace> h = g.trace_units(s);
           const std::string path = unit_trace + "-M" + std::to_string(M) + "-" + name + ".csv";
           if (!bench::write_unit_trace_csv(path, h)) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
           std::printf("  M=%-5d %-30s trace: %s\n", M, name.c_str(), bench::describe(bench::summarize_unit_trace(h)).c_str());

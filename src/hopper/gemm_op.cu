@@ -283,6 +283,23 @@ void PersistentOp::run_unit_trace(cudaStream_t s, UnitTrace* records) const {
   i.kernel->set_unit_trace(nullptr, 0);
 }
 
+std::vector<UnitTrace> PersistentOp::trace_units(cudaStream_t s) const {
+  const size_t n = size_t(ctas()) * size_t(max_units_per_cta());
+  UnitTrace* records = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&records, n * sizeof(UnitTrace)));
+  std::vector<UnitTrace> h(n);
+  try {
+    run_unit_trace(s, records);
+    BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), records, n * sizeof(UnitTrace), cudaMemcpyDeviceToHost, s));
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+  } catch (...) {
+    cudaFree(records);
+    throw;
+  }
+  BRAID_CUDA_CHECK(cudaFree(records));
+  return h;
+}
+
 std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.A == nullptr || a.B == nullptr || a.D == nullptr) return "A, B and D must be device pointers";
   if (a.M < 1 || a.N < 1 || a.K < 1)

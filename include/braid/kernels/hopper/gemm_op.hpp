@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
@@ -98,6 +99,8 @@ class PersistentOp {
   // kernel does not record units (convolutions).
   void run_unit_trace(cudaStream_t s, UnitTrace* records) const;
   int max_units_per_cta() const;
+  // The same into a device buffer of its own, downloaded: ctas() * max_units_per_cta() records.
+  std::vector<UnitTrace> trace_units(cudaStream_t s) const;
 
   // The checks every problem shares: split count, CTA count, decomposition, order. "" when fine.
   static std::string check_schedule(const GemmConfig& c, int k_tiles);
