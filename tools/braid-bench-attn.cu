@@ -428,12 +428,13 @@ int main(int argc, char** argv) {
           best_us = us;
           best_name = name;
         }
-        if (!trace_dir.empty() && v.ordering != Ordering::StreamOrder) {
+        if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
           const auto trace = bench::record_trace(tb, s);
           std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
                             v.name() + (v.qkv.order() == OrderKind::RowMajor ? "-qkvrow" : "");
           bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", trace);
+          std::printf("    trace %s: %s\n", tag.c_str(), bench::trace_summary(trace).c_str());
         }
       } catch (const std::exception& e) {
         all_pass = false;

@@ -4,18 +4,22 @@
 # CSV, its log and the plot under $OUT. Each step bounded in time so a partial run still returns its log.
 #   BIN=.carry/bin OUT=out BRAID_COMMIT=<hash> bash bench/device/attn-run.sh [extra braid-bench-attn args]
 # MODELS, CASES, PROMPTS, CACHES, BATCHES narrow the sweep (same syntax as the tools' options).
+# PEERS=<an earlier run's -torch.csv> skips the PyTorch step; TAG is appended to the files' base name.
 set -uo pipefail
 BIN=${BIN:-build/tools}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -oiE 'h100|h200' | tr 'A-Z' 'a-z' | head -1)
 day=$(date +%Y%m%d)
-base="$OUT/attn-$gpu-$day"
+base="$OUT/attn-$gpu-$day${TAG:-}"
 sel=(${MODELS:+--models $MODELS} ${CASES:+--cases $CASES} ${PROMPTS:+--prompts $PROMPTS} ${CACHES:+--caches $CACHES}
      ${BATCHES:+--batches $BATCHES})
-timeout ${TORCH_LIMIT:-180} python3 bench/attn_torch.py --out "$base-torch.csv" "${sel[@]}" > "$base-torch.log" 2>&1
-echo "attn_torch.py exit $?"; tail -4 "$base-torch.log"
-timeout ${LIMIT:-360} $BIN/braid-bench-attn --peers "$base-torch.csv" --out "$base.csv" --reps ${REPS:-30} \
+peers=${PEERS:-$base-torch.csv}
+if [ -z "${PEERS:-}" ]; then
+  timeout ${TORCH_LIMIT:-180} python3 bench/attn_torch.py --out "$peers" "${sel[@]}" > "$base-torch.log" 2>&1
+  echo "attn_torch.py exit $?"; tail -4 "$base-torch.log"
+fi
+timeout ${LIMIT:-360} $BIN/braid-bench-attn --peers "$peers" --out "$base.csv" --reps ${REPS:-30} \
   --commit "${BRAID_COMMIT:-unknown}" "${sel[@]}" "$@" > "$base.log" 2>&1
 echo "braid-bench-attn exit $?"
 grep -E "peak|tuned|best peer|CHECK|FAILED|checks|wrote|rror" "$base.log" | head -80

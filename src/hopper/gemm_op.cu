@@ -244,7 +244,7 @@ void PersistentOp::launch(const LaunchCtx& ctx) const {
   i.kernel->launch(ctx.stream, ctx.pdl, i.ctas, sp);
 }
 
-void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger, TileTrace* trace) const {
+void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   const Work& i = ready(work_);
   StageParams sp;
   sp.grid = i.grid;
@@ -252,7 +252,6 @@ void PersistentOp::run(cudaStream_t s, bool pdl, bool trigger, TileTrace* trace)
   sp.state = i.standalone_state;
   sp.order.kind = i.config.order;
   sp.flags = trigger ? kPdlTrigger : 0;
-  sp.trace = trace;
   i.kernel->launch(s, pdl, i.ctas, sp);
 }
 

@@ -231,7 +231,8 @@ std::vector<TraceRecord> record_trace(Workload& w, cudaStream_t s) {
 }
 
 // One line per stage of a traced run: when its first tile started and its last ended (relative to
-// the run's earliest start), the median tile time (start -> posted) and median mainloop, and the gap
+// the run's earliest start), when the first tile's waits were over (semaphores, or a PDL-launched
+// CTA's wait for its primary grid), the median tile time (start -> posted) and median mainloop, and the gap
 // between the previous stage's last end and this stage's first start (negative: they overlapped).
 // Where a chain's time goes between two kernels (launch gaps, slower tiles, overlap) reads off it.
 inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
@@ -241,10 +242,11 @@ inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
   double prev_end = 0;
   bool first = true;
   for (auto& [stage, rows] : by_stage) {
-    double t0 = 1e30, t1 = -1e30;
+    double t0 = 1e30, t1 = -1e30, w0 = 1e30;
     std::vector<double> dur, ml;
     for (const TraceRecord* r : rows) {
       t0 = std::min(t0, r->start_us);
+      w0 = std::min(w0, r->start_us + r->wait_us);
       t1 = std::max(t1, r->end_us);
       dur.push_back(r->end_us - r->start_us);
       if (r->mainloop_end_us >= 0) ml.push_back(r->mainloop_end_us - r->start_us);
@@ -255,8 +257,8 @@ inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
       return v[v.size() / 2];
     };
     char line[256];
-    std::snprintf(line, sizeof line, "stage %d: %zu tiles, %.1f -> %.1f us, tile %.2f us (mainloop %.2f)", stage,
-                  rows.size(), t0, t1, median(dur), median(ml));
+    std::snprintf(line, sizeof line, "stage %d: %zu tiles, %.1f -> %.1f us (first wait over %.1f), tile %.2f us (mainloop %.2f)",
+                  stage, rows.size(), t0, t1, w0, median(dur), median(ml));
     out += line;
     if (!first) {
       std::snprintf(line, sizeof line, ", gap after stage %d's last tile %.1f us", stage - 1, t0 - prev_end);

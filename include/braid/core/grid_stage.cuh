@@ -2,7 +2,7 @@
 // the attention kernels, the skinny GEMM).
 //
 // begin_grid_block: begin_block, then -- stream order, possibly PDL-launched -- wait for the primary
-// grid, and start the trace clock of the CTA's tile.
+// grid (wait_primary_grid), and start the trace clock of the CTA's tile.
 //
 // producer_complete: the "has my producer already finished this run?" shortcut for kernels that
 // wait with the block-level API. A producer stage's last block stores its run counter (release) after
@@ -15,13 +15,22 @@
 
 namespace braid {
 
+// The second half of begin_grid_block, for kernels with a prologue between the two (kPrefetchL2).
+// Stream order (no semaphores): wait for the whole primary grid. The trace clock starts before the
+// wait and counts it as waiting: a PDL-launched CTA is resident from here.
+__device__ __forceinline__ void wait_primary_grid(const StageParams& sp, BlockSync& bs) {
+  const bool traced = sp.trace != nullptr && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+  const uint64_t t0 = traced ? ptx::globaltimer_ns() : 0;
+  if (!sp.has(kSync)) ptx::pdl_wait_primary();
+  if (traced) {
+    bs.t_start = t0;
+    bs.wait_ns = ptx::globaltimer_ns() - t0;
+  }
+}
+
 __device__ __forceinline__ void begin_grid_block(const StageParams& sp, BlockSync& bs) {
   begin_block(sp, bs);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();  // no semaphores: the whole primary grid first
-  if (sp.trace != nullptr && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
+  wait_primary_grid(sp, bs);
 }
 
 // Block-level (all threads, uniform control flow). True when synchronization is off, or when producer

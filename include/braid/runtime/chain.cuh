@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -76,6 +77,9 @@ struct ChainOptions {
   bool weights_first = true;   // optimization R (kernels that support it)
   double timeout_ms = 10000;   // bounded waits; 0 = unbounded
   bool trace = false;          // record a TileTrace per tile (timeline tool)
+  // kPrefetchL2 for stages that wait (synchronized orderings, and PDL-launched stream order); the
+  // environment's BRAID_NO_PREFETCH_L2=1 turns it off (A/B runs).
+  bool prefetch_l2 = true;
 };
 
 // A traced tile, on the host.
@@ -97,6 +101,7 @@ class Chain {
                                                             std::to_string(shapes.size()) + " tile shapes for " +
                                                             std::to_string(plan_.stages.size()) + " stages");
     shapes_ = std::move(shapes);
+    if (const char* e = std::getenv("BRAID_NO_PREFETCH_L2"); e != nullptr && std::string(e) == "1") opt_.prefetch_l2 = false;
     consumed_.assign(plan_.stages.size(), false);
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
       inputs_.push_back(plan_.producers_of(int(i)));
@@ -123,7 +128,9 @@ class Chain {
   // Edits every StageParams just before launch (fault injection in tests, instrumentation).
   void set_params_hook(std::function<void(int, StageParams&)> f) { hook_ = std::move(f); }
 
-  StageParams params(int i, Ordering o) const {
+  // pdl_stream (with StreamOrder): the launch run_pdl_only makes -- every stage but the first
+  // PDL-launched, every stage but the last triggering its dependents at block start.
+  StageParams params(int i, Ordering o, bool pdl_stream = false) const {
     const StageSpec& s = plan_.stages[i];
     StageParams p;
     p.stage_id = uint32_t(i);
@@ -146,6 +153,11 @@ class Chain {
     if (o == Ordering::PDL) f |= kPdlTrigger;
     if (o == Ordering::WaitKernel) f |= kMarkStarted;
     if (opt_.weights_first) f |= kWeightsFirst;
+    if (pdl_stream && o == Ordering::StreamOrder && i + 1 < num_stages()) f |= kPdlTrigger;
+    // A stage that will wait: for semaphores (a synchronized ordering) or, PDL-launched, for the
+    // previous grid. (Plain stream order starts it after its producer: nothing to overlap.)
+    const bool waits = !inputs_[i].empty() && (o != Ordering::StreamOrder || (pdl_stream && i > 0));
+    if (opt_.prefetch_l2 && waits) f |= kPrefetchL2;
     p.flags = f;
     p.num_inputs = uint32_t(inputs_[i].size());
     for (size_t k = 0; k < inputs_[i].size(); ++k) {
@@ -188,6 +200,17 @@ class Chain {
     BRAID_CUDA_CHECK(cudaGetLastError());
   }
 
+  // Stream order, PDL-launched: each stage waits for its whole primary grid (griddepcontrol.wait), but
+  // its CTAs become resident, run their prologues and prefetch what nobody produces while the primary
+  // runs. No tile sync. Graph-capturable.
+  void run_pdl_only(cudaStream_t stream) {
+    for (int i = 0; i < num_stages(); ++i)
+      BRAID_REQUIRE(bool(launchers_[i]), "stage '" + plan_.stages[i].name + "' has no launcher");
+    for (int i = 0; i < num_stages(); ++i)
+      launchers_[i](LaunchCtx{stream, i > 0, params(i, Ordering::StreamOrder, /*pdl_stream=*/true)});
+    BRAID_CUDA_CHECK(cudaGetLastError());
+  }
+
   // Synchronize and turn a device-side failure into a SyncError (then reset the state).
   void check(cudaStream_t stream) {
     BRAID_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -222,7 +245,6 @@ class Chain {
 
   // Stage i's trace records (ChainOptions::trace; null otherwise), for kernels launched outside
   // Chain::run that should still be traced (PDL alone).
-  TileTrace* trace_buffer(int i) const { return d_trace_.empty() ? nullptr : d_trace_.at(size_t(i)); }
 
   // The trace of the latest run (ChainOptions::trace), sorted by start time.
   std::vector<TraceRecord> download_trace() const {

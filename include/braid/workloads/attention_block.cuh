@@ -176,14 +176,8 @@ class AttentionBlock {
   }
 
   void run(cudaStream_t s) {
-    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
-      qkv_.run(s, false, /*trigger=*/true);
-      if (v_.fused) attn_.run(s, /*pdl=*/true, /*trigger=*/true);
-      else unfused_.run(s, /*pdl=*/true, /*trigger=*/true);
-      out_.run(s, /*pdl=*/true);
-      return;
-    }
-    chain_->run(s, v_.ordering);
+    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) chain_->run_pdl_only(s);
+    else chain_->run(s, v_.ordering);
   }
   void check(cudaStream_t s) { chain_->check(s); }
 

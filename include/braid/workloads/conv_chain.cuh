@@ -127,12 +127,8 @@ class ConvChain {
   }
 
   void run(cudaStream_t s) {
-    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
-      for (size_t i = 0; i < ops_.size(); ++i)
-        ops_[i].run(s, /*pdl=*/i > 0, /*trigger=*/i + 1 < ops_.size(), chain_->trace_buffer(int(i)));
-      return;
-    }
-    chain_->run(s, v_.ordering);
+    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) chain_->run_pdl_only(s);
+    else chain_->run(s, v_.ordering);
   }
   void check(cudaStream_t s) { chain_->check(s); }
 

@@ -45,9 +45,9 @@ class GemmStage {
     else hopper_.launch(ctx);
   }
   // trace: Hopper GEMMs only (the skinny GEMM records no per-tile trace when run plain).
-  void run(cudaStream_t s, bool pdl = false, bool trigger = false, TileTrace* trace = nullptr) const {
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const {
     if (choice_.is_skinny) skinny_.run(s, pdl, trigger);
-    else hopper_.run(s, pdl, trigger, trace);
+    else hopper_.run(s, pdl, trigger);
   }
 
  private:

@@ -88,12 +88,8 @@ class Mlp {
   }
 
   void run(cudaStream_t s) {
-    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) {
-      g1_.run(s, false, /*trigger=*/true, chain_->trace_buffer(0));
-      g2_.run(s, /*pdl=*/true, false, chain_->trace_buffer(1));
-      return;
-    }
-    chain_->run(s, v_.ordering);
+    if (v_.ordering == Ordering::StreamOrder && v_.pdl_only) chain_->run_pdl_only(s);
+    else chain_->run(s, v_.ordering);
   }
   void check(cudaStream_t s) { chain_->check(s); }
 

@@ -40,6 +40,7 @@
 #include "braid/kernels/attention/attention_common.cuh"
 #include "braid/kernels/attention/split_merge.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
+#include "braid/kernels/common/tma_sm90.cuh"
 
 namespace braid::attention {
 
@@ -87,7 +88,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   __shared__ BlockSync bs;
   __shared__ uint32_t s_last;
 
-  begin_grid_block(sp, bs);
+  begin_block(sp, bs);
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
@@ -97,6 +98,16 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const uint32_t HD = uint32_t(p.NH) * D;
   const detail::KeyRange keys(p, qb, split);
   const int k_begin = keys.begin, k_end = keys.end;
+  // A stage that will wait (kPrefetchL2): the split's cached K and V rows (nobody produces them) to L2
+  // now, so that the cache streams while the QKV GEMM runs; the loads after the wait hit L2.
+  if (sp.has(kPrefetchL2)) {
+    const int budget = int(kPrefetchL2Bytes / (gridDim.x * gridDim.y * gridDim.z) / (2 * D * sizeof(T)));  // keys
+    for (int kp = k_begin + tid; kp < min(min(k_end, p.S_cached), k_begin + budget); kp += kThreads) {
+      tma::prefetch_l2_bulk(detail::key_row<T>(p, b, h, kp, false), D * sizeof(T));
+      tma::prefetch_l2_bulk(detail::key_row<T>(p, b, h, kp, true), D * sizeof(T));
+    }
+  }
+  wait_primary_grid(sp, bs);
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
   const T* qkv = static_cast<const T*>(p.qkv);
 

@@ -375,6 +375,32 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     if (lane == 0) pipeline.producer_tail(write);
 }
 
+// Whether a TMA load atom has a prefetch form (SM90_TMA_LOAD does; the multicast loads do not).
+template <class Op, class... Args, class T>
+std::bool_constant<cute::detail::has_prefetch<Op>> tma_can_prefetch(const cute::Copy_Atom<cute::Copy_Traits<Op, Args...>, T>&);
+
+// [kPrefetchL2] One lane, before the kernel waits for anything (its primary grid, or the first A
+// semaphore): the B (weight) tiles of the CTA's first unit to L2, up to the CTA's share of
+// kPrefetchL2Bytes, so that the weights stream from DRAM while the producer stage runs and the
+// pipeline's B loads then hit L2. Static schedules; not with B multicast (no prefetch form).
+template <class Traits>
+__device__ __forceinline__ void prefetch_first_unit_b(const typename Traits::Params& p, const PersistentScheduler& sched) {
+  using namespace cute;
+  if constexpr (decltype(tma_can_prefetch(p.mainloop.tma_load_b))::value) {
+    ScheduledUnit w;
+    if (!sched.first_static(w) || !w.in_grid) return;
+    typename Traits::Mainloop mainloop;
+    auto load_inputs = Traits::load_tensors(mainloop, p);
+    Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
+    Tensor tBgB = p.mainloop.tma_load_b.get_slice(0).partition_S(gB_nk(_, _, int(w.tile.x), _));
+    constexpr uint32_t kBTileBytes =
+        uint32_t(Traits::kTileN) * decltype(size<1>(gB_nk))::value * sizeof(typename Traits::Element);
+    const int budget = int(kPrefetchL2Bytes / gridDim.x / kBTileBytes);
+    for (int k = int(w.k_begin); k < min(int(w.k_end), int(w.k_begin) + budget); ++k)
+      cute::prefetch(p.mainloop.tma_load_b, tBgB(_, _, _, k));
+  }
+}
+
 // Reduce-scatter: spin until a tile's arrival counter reaches `target` (every segment arrived; counters
 // are cumulative, never reset, and a tile's round adds a multiple of its segment count). Bounded by the
 // stage's timeout: reports the tile and its counter. Out of line: the spin loop inlined into the
@@ -533,9 +559,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
   const bool sync = sp.has(kSync);
+  const PersistentScheduler sched(sp, p.sched);
+  if (sp.has(kPrefetchL2) && threadIdx.x == 0) prefetch_first_unit_b<Traits>(p, sched);  // (the producer's lane)
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
-  const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
   // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
   const bool posting = sync && sp.sems != nullptr && sp.policy.enabled();

@@ -91,9 +91,9 @@ class PersistentOp {
   // As a stage of a braid::Chain: ctx.params must describe this op's grid and tile shape.
   void launch(const LaunchCtx& ctx) const;
   // Plain launch (no tile sync); pdl: launch as a programmatic dependent (the kernel then waits for
-  // its primary grid before loading). trigger: let the next kernel launch early (PDL). trace: null, or a
-  // TileTrace per output tile (row-major) to record (timeline tool, e.g. Chain::trace_buffer).
-  void run(cudaStream_t s, bool pdl = false, bool trigger = false, TileTrace* trace = nullptr) const;
+  // its primary grid before loading). trigger: let the next kernel launch early (PDL). (Traced runs:
+  // as a stage of a Chain with ChainOptions::trace.)
+  void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
   // A diagnostic: one standalone run recording every work unit (UnitTrace, work_schedule.hpp) into
   // `records` (device memory, ctas() * max_units_per_cta() of them, zeroed first). Throws where the
   // kernel does not record units (convolutions).

@@ -185,7 +185,22 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   const int pre = min(STAGES - 1, n_units);
   if (weights_first)
     for (int i = 0; i < pre; ++i) load_w(i);
-  if (!sp.has(kSync)) ptx::pdl_wait_primary();  // stream order: X (and Y) belong to the primary until it ends
+  // A stage that will wait (kPrefetchL2): the rest of this CTA's range of W to L2 now (warp 0, two
+  // boxes per unit), so that it streams while the producer runs; the ring's loads after the wait hit L2.
+  if (weights_first && sp.has(kPrefetchL2) && warp == 0) {
+    const int budget = int(kPrefetchL2Bytes / G / Smem::kWBytes);  // units
+    for (int i = pre + lane; i < min(n_units, pre + budget); i += 32) {
+      const uint32_t u = u_begin + uint32_t(i);
+      const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
+      tma::prefetch_l2_2d(&p.w_map, n0, k0);
+      tma::prefetch_l2_2d(&p.w_map, n0 + 64, k0);
+    }
+  }
+  if (!sp.has(kSync)) {  // stream order: X (and Y) belong to the primary until it ends
+    const uint64_t t0 = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
+    ptx::pdl_wait_primary();
+    if (sp.trace != nullptr && tid == 0) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
+  }
   need_wait = sp.num_inputs > 0 && !producer_complete(sp, bs, 0);  // (a first stage has no X producer)
   fence_x = sp.has(kSync) && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
   for (int i = 0; i < pre; ++i) {
