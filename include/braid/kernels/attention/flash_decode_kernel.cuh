@@ -40,7 +40,7 @@
 #include "braid/kernels/attention/attention_common.cuh"
 #include "braid/kernels/attention/split_merge.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
-#include "braid/kernels/common/tma_sm90.cuh"
+#include "braid/kernels/common/prefetch_l2.cuh"
 
 namespace braid::attention {
 
@@ -102,10 +102,11 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // now, so that the cache streams while the QKV GEMM runs; the loads after the wait hit L2.
   if (sp.has(kPrefetchL2)) {
     const int budget = int(kPrefetchL2Bytes / (gridDim.x * gridDim.y * gridDim.z) / (2 * D * sizeof(T)));  // keys
-    for (int kp = k_begin + tid; kp < min(min(k_end, p.S_cached), k_begin + budget); kp += kThreads) {
-      tma::prefetch_l2_bulk(detail::key_row<T>(p, b, h, kp, false), D * sizeof(T));
-      tma::prefetch_l2_bulk(detail::key_row<T>(p, b, h, kp, true), D * sizeof(T));
-    }
+    const int n = min(min(k_end, p.S_cached), k_begin + budget) - k_begin;
+    if (n > 0)
+      for (bool v : {false, true})
+        prefetch::l2_rows(detail::key_row<T>(p, b, h, k_begin, v), uint64_t(p.cache_ld) * sizeof(T), n, D * int(sizeof(T)),
+                          tid, kThreads);
   }
   wait_primary_grid(sp, bs);
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
