@@ -107,24 +107,18 @@ TEST_F(WarpSpecialized, GemmActGemmBitIdentical) {
   cudaStreamDestroy(s);
 }
 
-// kPrefetchL2 goes to the stages that will wait -- every stage with an input under a synchronized
-// ordering or under run_pdl_only's PDL launches -- and to none in plain stream order, nor with the
-// option off. kPdlTrigger under run_pdl_only: every stage but the last.
-TEST_F(WarpSpecialized, PrefetchL2OnlyForStagesThatWait) {
+// run_pdl_only's launches: stream order (no kSync, no waits), every stage but the last triggering its
+// dependents at block start; plain stream order triggers nothing, the PDL ordering every stage.
+TEST_F(WarpSpecialized, PdlOnlyTriggersAllButTheLastStage) {
   Plan plan = make_plan(128, 64, 64, TileSync());
   Chain chain(plan, std::vector<TileShape>(3, TileShape{64, 64}));
   for (int i = 0; i < 3; ++i) {
     SCOPED_TRACE("stage " + std::to_string(i));
-    EXPECT_FALSE(chain.params(i, Ordering::StreamOrder).has(kPrefetchL2));
-    EXPECT_EQ(chain.params(i, Ordering::PDL).has(kPrefetchL2), i > 0);
-    EXPECT_EQ(chain.params(i, Ordering::WaitKernel).has(kPrefetchL2), i > 0);
     const StageParams pdl_stream = chain.params(i, Ordering::StreamOrder, /*pdl_stream=*/true);
-    EXPECT_EQ(pdl_stream.has(kPrefetchL2), i > 0);
     EXPECT_EQ(pdl_stream.has(kPdlTrigger), i < 2);
     EXPECT_FALSE(pdl_stream.has(kSync));
+    EXPECT_FALSE(chain.params(i, Ordering::StreamOrder).has(kPdlTrigger));
+    EXPECT_TRUE(chain.params(i, Ordering::PDL).has(kPdlTrigger));
+    EXPECT_TRUE(chain.params(i, Ordering::PDL).has(kSync));
   }
-  ChainOptions off;
-  off.prefetch_l2 = false;
-  Chain plain(plan, std::vector<TileShape>(3, TileShape{64, 64}), off);
-  for (int i = 0; i < 3; ++i) EXPECT_FALSE(plain.params(i, Ordering::PDL).has(kPrefetchL2));
 }

@@ -2,7 +2,7 @@
 // the attention kernels, the skinny GEMM).
 //
 // begin_grid_block: begin_block, then -- stream order, possibly PDL-launched -- wait for the primary
-// grid (wait_primary_grid), and start the trace clock of the CTA's tile.
+// grid (wait_primary_grid), and start the trace clock of the CTA's tile (the wait counted as waiting).
 //
 // producer_complete: the "has my producer already finished this run?" shortcut for kernels that
 // wait with the block-level API. A producer stage's last block stores its run counter (release) after
@@ -15,9 +15,9 @@
 
 namespace braid {
 
-// The second half of begin_grid_block, for kernels with a prologue between the two (kPrefetchL2).
 // Stream order (no semaphores): wait for the whole primary grid. The trace clock starts before the
-// wait and counts it as waiting: a PDL-launched CTA is resident from here.
+// wait and counts it as waiting: a PDL-launched CTA is resident from here. (A kernel may load what the
+// chain's earlier stages do not write between begin_block and this: optimization R under PDL.)
 __device__ __forceinline__ void wait_primary_grid(const StageParams& sp, BlockSync& bs) {
   const bool traced = sp.trace != nullptr && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
   const uint64_t t0 = traced ? ptx::globaltimer_ns() : 0;

@@ -93,16 +93,10 @@ enum StageFlags : uint32_t {
   kPdlTrigger = 1u << 3,    // trigger dependents at block start (Programmatic Dependent Launch)
   kMarkStarted = 1u << 4,   // block 0 publishes `started` (a wait kernel polls it)
   kWeightsFirst = 1u << 5,  // optimization R: load non-produced operands before waiting
-  // ... and, a stage that will wait (for semaphores or, PDL-launched, for its primary grid): prefetch
-  // the rest of what it reads but nobody produces (weights, cached keys) into L2 before it waits, so
-  // that the stream overlaps its producer instead of following it.
-  kPrefetchL2 = 1u << 6,
+  // A/B switch (Chain, BRAID_PDL_WAIT_FIRST=1): a PDL-launched stream-order Hopper GEMM or decode
+  // attention waits for its primary grid before its first loads, as before R under PDL.
+  kPdlWaitFirst = 1u << 6,
 };
-// kPrefetchL2: what one stage may prefetch in all, split evenly over its CTAs. Two thirds of an H100's
-// L2 (50 MB): the rest holds the producer's own traffic and the consumer's activations. (A stage that
-// reads more than this -- an MLP's W2 at 150 MB -- prefetches its first part, not all of it, which
-// would only evict itself.)
-constexpr uint32_t kPrefetchL2Bytes = 32u << 20;
 
 struct StageParams {
   uint32_t stage_id = 0;

@@ -77,9 +77,6 @@ struct ChainOptions {
   bool weights_first = true;   // optimization R (kernels that support it)
   double timeout_ms = 10000;   // bounded waits; 0 = unbounded
   bool trace = false;          // record a TileTrace per tile (timeline tool)
-  // kPrefetchL2 for stages that wait (synchronized orderings, and PDL-launched stream order); the
-  // environment's BRAID_NO_PREFETCH_L2=1 turns it off (A/B runs).
-  bool prefetch_l2 = true;
 };
 
 // A traced tile, on the host.
@@ -101,7 +98,6 @@ class Chain {
                                                             std::to_string(shapes.size()) + " tile shapes for " +
                                                             std::to_string(plan_.stages.size()) + " stages");
     shapes_ = std::move(shapes);
-    if (const char* e = std::getenv("BRAID_NO_PREFETCH_L2"); e != nullptr && std::string(e) == "1") opt_.prefetch_l2 = false;
     consumed_.assign(plan_.stages.size(), false);
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
       inputs_.push_back(plan_.producers_of(int(i)));
@@ -154,10 +150,7 @@ class Chain {
     if (o == Ordering::WaitKernel) f |= kMarkStarted;
     if (opt_.weights_first) f |= kWeightsFirst;
     if (pdl_stream && o == Ordering::StreamOrder && i + 1 < num_stages()) f |= kPdlTrigger;
-    // A stage that will wait: for semaphores (a synchronized ordering) or, PDL-launched, for the
-    // previous grid. (Plain stream order starts it after its producer: nothing to overlap.)
-    const bool waits = !inputs_[i].empty() && (o != Ordering::StreamOrder || (pdl_stream && i > 0));
-    if (opt_.prefetch_l2 && waits) f |= kPrefetchL2;
+    if (const char* e = std::getenv("BRAID_PDL_WAIT_FIRST"); e != nullptr && std::string(e) == "1") f |= kPdlWaitFirst;
     p.flags = f;
     p.num_inputs = uint32_t(inputs_[i].size());
     for (size_t k = 0; k < inputs_[i].size(); ++k) {
@@ -201,8 +194,8 @@ class Chain {
   }
 
   // Stream order, PDL-launched: each stage waits for its whole primary grid (griddepcontrol.wait), but
-  // its CTAs become resident, run their prologues and prefetch what nobody produces while the primary
-  // runs. No tile sync. Graph-capturable.
+  // its CTAs become resident and run their prologues (weights first into shared memory, where the
+  // kernel does) while the primary runs. No tile sync. Graph-capturable; traced like run().
   void run_pdl_only(cudaStream_t stream) {
     for (int i = 0; i < num_stages(); ++i)
       BRAID_REQUIRE(bool(launchers_[i]), "stage '" + plan_.stages[i].name + "' has no launcher");

@@ -28,7 +28,8 @@
 //
 // Waits: the tile's Q rows; the new tokens' K and V only in the split that holds new keys (cached keys
 // need no wait), so the other splits stream the cache as soon as Q is ready -- and a split whose first
-// keys are all cached issues their loads before it waits for Q.
+// keys are all cached issues their loads before it waits for Q (or, PDL-launched in stream order, for
+// the whole QKV GEMM).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,7 +41,6 @@
 #include "braid/kernels/attention/attention_common.cuh"
 #include "braid/kernels/attention/split_merge.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
-#include "braid/kernels/common/prefetch_l2.cuh"
 
 namespace braid::attention {
 
@@ -89,6 +89,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   __shared__ uint32_t s_last;
 
   begin_block(sp, bs);
+  if (sp.has(kPdlWaitFirst)) wait_primary_grid(sp, bs);  // (A/B switch: the old order)
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
@@ -98,17 +99,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const uint32_t HD = uint32_t(p.NH) * D;
   const detail::KeyRange keys(p, qb, split);
   const int k_begin = keys.begin, k_end = keys.end;
-  // A stage that will wait (kPrefetchL2): the split's cached K and V rows (nobody produces them) to L2
-  // now, so that the cache streams while the QKV GEMM runs; the loads after the wait hit L2.
-  if (sp.has(kPrefetchL2)) {
-    const int budget = int(kPrefetchL2Bytes / (gridDim.x * gridDim.y * gridDim.z) / (2 * D * sizeof(T)));  // keys
-    const int n = min(min(k_end, p.S_cached), k_begin + budget) - k_begin;
-    if (n > 0)
-      for (bool v : {false, true})
-        prefetch::l2_rows(detail::key_row<T>(p, b, h, k_begin, v), uint64_t(p.cache_ld) * sizeof(T), n, D * int(sizeof(T)),
-                          tid, kThreads);
-  }
-  wait_primary_grid(sp, bs);
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
   const T* qkv = static_cast<const T*>(p.qkv);
 
@@ -129,6 +119,10 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   uint4 kc[U], vc[U];
   const bool first_cached = n_steps > 0 && min(k_end, k_begin + kStep) <= p.S_cached;
   if (first_cached) load(0, kc, vc);  // cached keys: nothing to wait for
+  // Stream order, PDL-launched: only now wait for the QKV GEMM. The cached keys below S_cached are
+  // written by no stage of this chain (the update writes positions S_cached + ...), and the chain's
+  // first stage starts after everything before it in the stream: their loads above overlap the GEMM.
+  if (!sp.has(kPdlWaitFirst)) wait_primary_grid(sp, bs);
 
   const bool qkv_done = producer_complete(sp, bs, 0);
   // Waits for the QKV tiles holding head h's K and V columns of rows [r0, r1] (block-level).

@@ -86,18 +86,6 @@ __device__ __forceinline__ uint64_t policy_evict_last() {
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
-// Box (col, row) of the tensor map -> L2 only (no shared memory, no barrier, nothing to wait for): a
-// stage that will wait for its producer warms L2 with what it reads but nobody produces (its weights)
-// while it waits. No cache hint: lines prefetched evict-last could outlive the benchmark's L2 flush.
-__device__ __forceinline__ void prefetch_l2_2d(const CUtensorMap* map, int col, int row) {
-  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(reinterpret_cast<uint64_t>(map)),
-               "r"(col), "r"(row)
-               : "memory");
-}
-// `bytes` (a multiple of 16) at `src` (16-byte aligned) -> L2 only.
-__device__ __forceinline__ void prefetch_l2_bulk(const void* src, uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(src)), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void prefetch_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }

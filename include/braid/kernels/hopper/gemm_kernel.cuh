@@ -278,10 +278,13 @@ struct GemmTraits
 
 // The producer warp's loop over this CTA's work units: for each k-tile, acquire a pipeline stage,
 // [R] load B (weights), [kWait] wait for the A columns this k-tile reads, then load A.
+// wait_primary (stream order, only the producer warp has not waited for the primary grid yet): B of the
+// first unit's first pipeline stages, then griddepcontrol.wait, then their A -- optimization R under
+// PDL: a PDL-launched GEMM streams its first weights while its primary finishes.
 template <class Traits, bool kWait>
 __device__ __forceinline__ void produce(const typename Traits::Params& p, typename Traits::SharedStorage& smem,
                                         typename Traits::Pipeline& pipeline, const PersistentScheduler& sched,
-                                        int lane) {
+                                        int lane, bool wait_primary = false) {
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
@@ -316,9 +319,9 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     uint64_t wait_ns = 0;
     // The unit's k-loop, with or without waits. Once the producer stage is known complete the plain
     // loop runs: no per-k-tile check, no warp reconvergence around it.
-    auto load_unit = [&](auto with_waits) {
+    auto load_unit = [&](auto with_waits, int k_from) {
       constexpr bool kW = decltype(with_waits)::value;
-      for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
+      for (int k = k_from; k < int(w.k_end); ++k) {
         const int stage = write.index();
         if (lane == 0) {
           pipeline.producer_acquire(write);
@@ -348,7 +351,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     };
     if constexpr (kWait) {
       if (!w.in_grid) {  // a multicast member below the grid: zeros for A, nothing to wait for
-        load_unit(cute::false_type{});
+        load_unit(cute::false_type{}, int(w.k_begin));
         continue;
       }
       Traits::a_rows(p, w.tile.y, r0, r1);
@@ -357,48 +360,40 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       const bool was_done = waiter.producer_done;
       if (waiter.stage_done(sp, epoch, 0)) {
         if (!was_done && lane == 0) ptx::fence_proxy_async_global();
-        load_unit(cute::false_type{});
+        load_unit(cute::false_type{}, int(w.k_begin));
       } else {
-        load_unit(cute::true_type{});
+        load_unit(cute::true_type{}, int(w.k_begin));
       }
       if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
     } else {
       // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
       // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
       // 128x128 GEMM's time).
-      if (lane == 0) load_unit(cute::false_type{});
+      if (lane == 0) {
+        int k_from = int(w.k_begin);
+        if (wait_primary) {
+          const int n = min(int(w.k_end - w.k_begin), int(PipelineState::Stages));
+          PipelineState st = write;
+          for (int i = 0; i < n; ++i, ++st) {
+            pipeline.producer_acquire(st);
+            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(st), mc_mask_b), tBgB(_, _, _, k_from + i),
+                 tBsB(_, _, _, st.index()));
+          }
+          ptx::pdl_wait_primary();
+          for (int i = 0; i < n; ++i, ++write)
+            copy(p.mainloop.tma_load_a.with(*pipeline.producer_get_barrier(write), 0), tAgA(_, _, _, k_from + i),
+                 tAsA(_, _, _, write.index()));
+          k_from += n;
+          wait_primary = false;
+        }
+        load_unit(cute::false_type{}, k_from);
+      }
     }
   }
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
   // barriers); wait for every stage to be released before the CTA may leave.
   if constexpr (kMc)
     if (lane == 0) pipeline.producer_tail(write);
-}
-
-// Whether a TMA load atom has a prefetch form (SM90_TMA_LOAD does; the multicast loads do not).
-template <class Op, class... Args, class T>
-std::bool_constant<cute::detail::has_prefetch<Op>> tma_can_prefetch(const cute::Copy_Atom<cute::Copy_Traits<Op, Args...>, T>&);
-
-// [kPrefetchL2] One lane, before the kernel waits for anything (its primary grid, or the first A
-// semaphore): the B (weight) tiles of the CTA's first unit to L2, up to the CTA's share of
-// kPrefetchL2Bytes, so that the weights stream from DRAM while the producer stage runs and the
-// pipeline's B loads then hit L2. Static schedules; not with B multicast (no prefetch form).
-template <class Traits>
-__device__ __forceinline__ void prefetch_first_unit_b(const typename Traits::Params& p, const PersistentScheduler& sched) {
-  using namespace cute;
-  if constexpr (decltype(tma_can_prefetch(p.mainloop.tma_load_b))::value) {
-    ScheduledUnit w;
-    if (!sched.first_static(w) || !w.in_grid) return;
-    typename Traits::Mainloop mainloop;
-    auto load_inputs = Traits::load_tensors(mainloop, p);
-    Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
-    Tensor tBgB = p.mainloop.tma_load_b.get_slice(0).partition_S(gB_nk(_, _, int(w.tile.x), _));
-    constexpr uint32_t kBTileBytes =
-        uint32_t(Traits::kTileN) * decltype(size<1>(gB_nk))::value * sizeof(typename Traits::Element);
-    const int budget = int(kPrefetchL2Bytes / gridDim.x / kBTileBytes);
-    for (int k = int(w.k_begin); k < min(int(w.k_end), int(w.k_begin) + budget); ++k)
-      cute::prefetch(p.mainloop.tma_load_b, tBgB(_, _, _, k));
-  }
 }
 
 // Reduce-scatter: spin until a tile's arrival counter reaches `target` (every segment arrived; counters
@@ -559,10 +554,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
   const bool sync = sp.has(kSync);
-  const PersistentScheduler sched(sp, p.sched);
-  if (sp.has(kPrefetchL2) && threadIdx.x == 0) prefetch_first_unit_b<Traits>(p, sched);  // (the producer's lane)
-  if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
+  // Stream order (possibly PDL-launched): wait for the primary grid -- the producer warp after its first
+  // weight loads (produce's wait_primary); every other thread now.
+  const bool defer_wait = !sync && warp_group == 0 && warp_in_group == 0 && !sp.has(kPdlWaitFirst);
+  if (!sync && !defer_wait) ptx::pdl_wait_primary();
 
+  const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
   // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
   const bool posting = sync && sp.sems != nullptr && sp.policy.enabled();
@@ -576,7 +573,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
       if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched, lane);
-      else produce<Traits, false>(p, smem, pipeline, sched, lane);
+      else produce<Traits, false>(p, smem, pipeline, sched, lane, /*wait_primary=*/defer_wait);
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {

@@ -81,12 +81,6 @@ struct PersistentScheduler {
     ++c.g;
     return indexed(idx, u);
   }
-  // The CTA's first unit of a static schedule, before the walk (false: none, or dynamic dispatch).
-  __device__ __forceinline__ bool first_static(ScheduledUnit& u) const {
-    if (dynamic) return false;
-    WorkSchedule::Cursor c = begin();
-    return next_static(c, u);
-  }
   // A consumer thread's next unit: the same sequence as the producer's.
   __device__ __forceinline__ bool next_consumed(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
     if (!dynamic) return next_static(c, u);

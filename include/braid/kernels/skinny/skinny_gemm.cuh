@@ -43,7 +43,6 @@
 #include "braid/kernels/attention/mma_sm80.cuh"
 #include "braid/kernels/common/activation.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
-#include "braid/kernels/common/prefetch_l2.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "braid/kernels/skinny/skinny_config.hpp"
@@ -186,17 +185,6 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   const int pre = min(STAGES - 1, n_units);
   if (weights_first)
     for (int i = 0; i < pre; ++i) load_w(i);
-  // A stage that will wait (kPrefetchL2): the rest of this CTA's range of W to L2 now (every thread,
-  // line by line), so that it streams while the producer runs; the ring's loads after the wait hit L2.
-  if (weights_first && sp.has(kPrefetchL2)) {
-    const int budget = int(kPrefetchL2Bytes / G / Smem::kWBytes);  // units
-    for (int i = pre; i < min(n_units, pre + budget); ++i) {
-      const uint32_t u = u_begin + uint32_t(i);
-      const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
-      prefetch::l2_rows(static_cast<const T*>(p.W) + size_t(k0) * p.N + n0, uint64_t(p.N) * sizeof(T), min(kChunkK, p.K - k0),
-                        min(kTileCols, p.N - n0) * int(sizeof(T)), tid, kThreads);
-    }
-  }
   if (!sp.has(kSync)) {  // stream order: X (and Y) belong to the primary until it ends
     const uint64_t t0 = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
     ptx::pdl_wait_primary();
