@@ -4,7 +4,7 @@
 # each run whole (tuning, checks, every variant), then bench/ab_table.py side by side. ROUNDS=2 repeats
 # the pair of runs (run-to-run spread). Optionally the GPU tests first (TESTS=<gtest filter>). Extra
 # arguments go to the benchmark.
-#   BIN=/tmp/bin OUT=dir BRAID_COMMIT=<hash> WHAT=attn|conv AB_ENV=BRAID_PDL_WAIT_FIRST [CASES=decode ...]
+#   BIN=/tmp/bin OUT=dir BRAID_COMMIT=<hash> WHAT=attn|conv AB_ENV=BRAID_STREAMK_ALL_CTAS [CASES=decode ...]
 #     [TESTS='*'] [ROUNDS=1] bash bench/device/env-ab.sh
 set -uo pipefail
 source "$(dirname "$0")/common.sh"

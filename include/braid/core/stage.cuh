@@ -93,9 +93,6 @@ enum StageFlags : uint32_t {
   kPdlTrigger = 1u << 3,    // trigger dependents at block start (Programmatic Dependent Launch)
   kMarkStarted = 1u << 4,   // block 0 publishes `started` (a wait kernel polls it)
   kWeightsFirst = 1u << 5,  // optimization R: load non-produced operands before waiting
-  // A/B switch (Chain, BRAID_PDL_WAIT_FIRST=1): a PDL-launched stream-order Hopper GEMM or decode
-  // attention waits for its primary grid before its first loads, as before R under PDL.
-  kPdlWaitFirst = 1u << 6,
 };
 
 struct StageParams {

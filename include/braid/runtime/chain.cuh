@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -150,7 +149,6 @@ class Chain {
     if (o == Ordering::WaitKernel) f |= kMarkStarted;
     if (opt_.weights_first) f |= kWeightsFirst;
     if (pdl_stream && o == Ordering::StreamOrder && i + 1 < num_stages()) f |= kPdlTrigger;
-    if (const char* e = std::getenv("BRAID_PDL_WAIT_FIRST"); e != nullptr && std::string(e) == "1") f |= kPdlWaitFirst;
     p.flags = f;
     p.num_inputs = uint32_t(inputs_[i].size());
     for (size_t k = 0; k < inputs_[i].size(); ++k) {

@@ -89,7 +89,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   __shared__ uint32_t s_last;
 
   begin_block(sp, bs);
-  if (sp.has(kPdlWaitFirst)) wait_primary_grid(sp, bs);  // (A/B switch: the old order)
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
@@ -122,7 +121,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // Stream order, PDL-launched: only now wait for the QKV GEMM. The cached keys below S_cached are
   // written by no stage of this chain (the update writes positions S_cached + ...), and the chain's
   // first stage starts after everything before it in the stream: their loads above overlap the GEMM.
-  if (!sp.has(kPdlWaitFirst)) wait_primary_grid(sp, bs);
+  wait_primary_grid(sp, bs);
 
   const bool qkv_done = producer_complete(sp, bs, 0);
   // Waits for the QKV tiles holding head h's K and V columns of rows [r0, r1] (block-level).

@@ -278,13 +278,10 @@ struct GemmTraits
 
 // The producer warp's loop over this CTA's work units: for each k-tile, acquire a pipeline stage,
 // [R] load B (weights), [kWait] wait for the A columns this k-tile reads, then load A.
-// wait_primary (stream order, only the producer warp has not waited for the primary grid yet): B of the
-// first unit's first pipeline stages, then griddepcontrol.wait, then their A -- optimization R under
-// PDL: a PDL-launched GEMM streams its first weights while its primary finishes.
 template <class Traits, bool kWait>
 __device__ __forceinline__ void produce(const typename Traits::Params& p, typename Traits::SharedStorage& smem,
                                         typename Traits::Pipeline& pipeline, const PersistentScheduler& sched,
-                                        int lane, bool wait_primary = false) {
+                                        int lane) {
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
@@ -319,9 +316,9 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     uint64_t wait_ns = 0;
     // The unit's k-loop, with or without waits. Once the producer stage is known complete the plain
     // loop runs: no per-k-tile check, no warp reconvergence around it.
-    auto load_unit = [&](auto with_waits, int k_from) {
+    auto load_unit = [&](auto with_waits) {
       constexpr bool kW = decltype(with_waits)::value;
-      for (int k = k_from; k < int(w.k_end); ++k) {
+      for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
         const int stage = write.index();
         if (lane == 0) {
           pipeline.producer_acquire(write);
@@ -351,7 +348,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     };
     if constexpr (kWait) {
       if (!w.in_grid) {  // a multicast member below the grid: zeros for A, nothing to wait for
-        load_unit(cute::false_type{}, int(w.k_begin));
+        load_unit(cute::false_type{});
         continue;
       }
       Traits::a_rows(p, w.tile.y, r0, r1);
@@ -360,34 +357,16 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       const bool was_done = waiter.producer_done;
       if (waiter.stage_done(sp, epoch, 0)) {
         if (!was_done && lane == 0) ptx::fence_proxy_async_global();
-        load_unit(cute::false_type{}, int(w.k_begin));
+        load_unit(cute::false_type{});
       } else {
-        load_unit(cute::true_type{}, int(w.k_begin));
+        load_unit(cute::true_type{});
       }
       if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
     } else {
       // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
       // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
       // 128x128 GEMM's time).
-      if (lane == 0) {
-        int k_from = int(w.k_begin);
-        if (wait_primary) {
-          const int n = min(int(w.k_end - w.k_begin), int(PipelineState::Stages));
-          PipelineState st = write;
-          for (int i = 0; i < n; ++i, ++st) {
-            pipeline.producer_acquire(st);
-            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(st), mc_mask_b), tBgB(_, _, _, k_from + i),
-                 tBsB(_, _, _, st.index()));
-          }
-          ptx::pdl_wait_primary();
-          for (int i = 0; i < n; ++i, ++write)
-            copy(p.mainloop.tma_load_a.with(*pipeline.producer_get_barrier(write), 0), tAgA(_, _, _, k_from + i),
-                 tAsA(_, _, _, write.index()));
-          k_from += n;
-          wait_primary = false;
-        }
-        load_unit(cute::false_type{}, k_from);
-      }
+      if (lane == 0) load_unit(cute::false_type{});
     }
   }
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
@@ -554,10 +533,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
   const bool sync = sp.has(kSync);
-  // Stream order (possibly PDL-launched): wait for the primary grid -- the producer warp after its first
-  // weight loads (produce's wait_primary); every other thread now.
-  const bool defer_wait = !sync && warp_group == 0 && warp_in_group == 0 && !sp.has(kPdlWaitFirst);
-  if (!sync && !defer_wait) ptx::pdl_wait_primary();
+  if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
   const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
@@ -573,7 +549,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
       if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched, lane);
-      else produce<Traits, false>(p, smem, pipeline, sched, lane, /*wait_primary=*/defer_wait);
+      else produce<Traits, false>(p, smem, pipeline, sched, lane);
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {

@@ -90,10 +90,9 @@ class PersistentOp {
 
   // As a stage of a braid::Chain: ctx.params must describe this op's grid and tile shape.
   void launch(const LaunchCtx& ctx) const;
-  // Plain launch (no tile sync); pdl: launch as a programmatic dependent (the kernel then loads B for
-  // its first pipeline stages, waits for its primary grid, and only then reads A or touches C: B, the
-  // weights, must not be written by the primary). trigger: let the next kernel launch early (PDL).
-  // (Traced runs: as a stage of a Chain with ChainOptions::trace.)
+  // Plain launch (no tile sync); pdl: launch as a programmatic dependent (the kernel then waits for
+  // its primary grid before loading). trigger: let the next kernel launch early (PDL). (Traced runs:
+  // as a stage of a Chain with ChainOptions::trace.)
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
   // A diagnostic: one standalone run recording every work unit (UnitTrace, work_schedule.hpp) into
   // `records` (device memory, ctas() * max_units_per_cta() of them, zeroed first). Throws where the
