@@ -115,9 +115,13 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     }
   };
 
-  uint4 kc[U], vc[U];
+  uint4 kc[U], vc[U], kn[U], vn[U];  // this step's and the next step's K and V
   const bool first_cached = n_steps > 0 && min(k_end, k_begin + kStep) <= p.S_cached;
+  // ... and the second step's, where the loop would issue them at once anyway (the two steps the
+  // registers hold): a split of 2 steps (128 keys of d8) is then all in flight before any wait.
+  const bool second_cached = first_cached && n_steps > 1 && min(k_end, k_begin + 2 * kStep) <= p.S_cached;
   if (first_cached) load(0, kc, vc);  // cached keys: nothing to wait for
+  if (second_cached) load(1, kn, vn);
   // Stream order, PDL-launched: only now wait for the QKV GEMM. The cached keys below S_cached are
   // written by no stage of this chain (the update writes positions S_cached + ...), and the chain's
   // first stage starts after everything before it in the stream: their loads above overlap the GEMM.
@@ -170,8 +174,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const uint32_t bh = uint32_t(b * p.NH + h);
 
   for (int st = 0; st < steps; ++st) {
-    uint4 kn[U], vn[U];
-    if (st + 1 < steps) load(st + 1, kn, vn);
+    if (st + 1 < steps && !(st == 0 && second_cached)) load(st + 1, kn, vn);
 
     float s[kRows][U];
 #pragma unroll
