@@ -252,8 +252,11 @@ int main(int argc, char** argv) {
     prob.update_cache = cs.decode;
 
     // 1. per-stage search, each kernel alone in stream order under a CUDA graph
-    // Also keeps the fastest skinny GEMM (best_skinny), for the chain variants below.
-    auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k, workloads::GemmChoice* best_skinny) {
+    // Also keeps the fastest skinny GEMM (best_skinny), for the chain variants below, and every timed
+    // candidate (timed, fastest first) where asked.
+    using TimedGemms = std::vector<std::pair<double, workloads::GemmChoice>>;
+    auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k, workloads::GemmChoice* best_skinny,
+                         TimedGemms* timed = nullptr) {
       workloads::GemmChoice best;
       double best_us = 1e30, skinny_us = 1e30;
       for (const workloads::GemmChoice& c : gemm_candidates(m, n, HD)) {
@@ -261,6 +264,7 @@ int main(int argc, char** argv) {
         if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
         const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
+        if (timed) timed->push_back({us, c});
         if (us < best_us) {
           best_us = us;
           best = c;
@@ -270,8 +274,11 @@ int main(int argc, char** argv) {
           *best_skinny = c;
         }
       }
+      if (timed)
+        std::stable_sort(timed->begin(), timed->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       return std::make_pair(best, best_us);
     };
+    TimedGemms out_timed;  // the output GEMM's candidates alone, fastest first
     workloads::GemmChoice cq, co, sq, so;  // sq, so: the fastest skinny GEMMs (decode)
     double tq = 0, to = 0;
     AttentionConfig ca;
@@ -299,7 +306,7 @@ int main(int argc, char** argv) {
       if (auto why = attention::parse_attention_config(names[1], ca); !why.empty()) throw std::invalid_argument("--pick: " + why);
     } else {
       std::tie(cq, tq) = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H, &sq);
-      std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD, &so);
+      std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD, &so, &out_timed);
     }
     if (pick.empty()) {
       std::vector<AttentionConfig> cands;
@@ -379,10 +386,18 @@ int main(int argc, char** argv) {
         v.attn = ca;
         variants.push_back(v);
       }
-    // Decode: the attention stage is timed alone, launch latency and all its loads included; in a PDL
-    // chain its CTAs load their first cached keys while the QKV GEMM runs, so a runner-up (more splits,
-    // fewer steps per CTA) may hand over faster: time the next two in the chain too (pdl-only).
+    // Decode: the attention stage and the output GEMM are timed alone, launch latency and all their
+    // loads included; in a PDL chain their CTAs load cached keys / weights while the stage before runs,
+    // so a runner-up (more splits, fewer steps per CTA) may hand over faster: time the next two of each
+    // in the chain too (pdl-only).
     if (cs.decode) {
+      for (size_t i = 1; i < std::min<size_t>(out_timed.size(), 3); ++i) {
+        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
+        v.qkv = cq;
+        v.out = out_timed[i].second;
+        v.attn = ca;
+        variants.push_back(v);
+      }
       std::sort(attn_timed.begin(), attn_timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       for (size_t i = 1; i < std::min<size_t>(attn_timed.size(), 3); ++i) {
         AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
