@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
         std::stable_sort(timed->begin(), timed->end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       return std::make_pair(best, best_us);
     };
-    TimedGemms out_timed;  // the output GEMM's candidates alone, fastest first
+    TimedGemms qkv_timed, out_timed;  // the GEMMs' candidates alone, fastest first
     workloads::GemmChoice cq, co, sq, so;  // sq, so: the fastest skinny GEMMs (decode)
     double tq = 0, to = 0;
     AttentionConfig ca;
@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
       co = gemm_choice(names[2]);
       if (auto why = attention::parse_attention_config(names[1], ca); !why.empty()) throw std::invalid_argument("--pick: " + why);
     } else {
-      std::tie(cq, tq) = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H, &sq);
+      std::tie(cq, tq) = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H, &sq, &qkv_timed);
       std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD, &so, &out_timed);
     }
     if (pick.empty()) {
@@ -386,11 +386,19 @@ int main(int argc, char** argv) {
         v.attn = ca;
         variants.push_back(v);
       }
-    // Decode: the attention stage and the output GEMM are timed alone, launch latency and all their
-    // loads included; in a PDL chain their CTAs load cached keys / weights while the stage before runs,
-    // so a runner-up (more splits, fewer steps per CTA) may hand over faster: time the next two of each
-    // in the chain too (pdl-only).
+    // Decode: each stage is timed alone, launch latency and all its loads included; in a PDL chain the
+    // attention's and the output GEMM's CTAs load cached keys / weights while the stage before runs,
+    // and how many CTAs per SM the QKV GEMM holds decides which of them can be resident by then -- so a
+    // runner-up (more splits, fewer steps per CTA, fewer CTAs) may hand over faster: time the next two
+    // of each stage in the chain too (pdl-only).
     if (cs.decode) {
+      for (size_t i = 1; i < std::min<size_t>(qkv_timed.size(), 3); ++i) {
+        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
+        v.qkv = qkv_timed[i].second;
+        v.out = co;
+        v.attn = ca;
+        variants.push_back(v);
+      }
       for (size_t i = 1; i < std::min<size_t>(out_timed.size(), 3); ++i) {
         AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
         v.qkv = cq;
