@@ -386,12 +386,12 @@ int main(int argc, char** argv) {
         v.attn = ca;
         variants.push_back(v);
       }
-    // Decode: each stage is timed alone, launch latency and all its loads included; in a PDL chain the
-    // attention's and the output GEMM's CTAs load cached keys / weights while the stage before runs,
-    // and how many CTAs per SM the QKV GEMM holds decides which of them can be resident by then -- so a
-    // runner-up (more splits, fewer steps per CTA, fewer CTAs) may hand over faster: time the next two
-    // of each stage in the chain too (pdl-only).
-    if (cs.decode) {
+    // Each stage is timed alone, launch latency, tail and all its loads exposed; in a PDL chain the
+    // attention's and the output GEMM's CTAs load cached keys / weights (decode) and start their
+    // prologues while the stage before runs, and how many CTAs per SM a stage holds decides which of
+    // the next can be resident by then -- so a runner-up (more splits, fewer steps per CTA, fewer CTAs,
+    // a shorter tail) may hand over faster: time the next two of each stage in the chain too (pdl-only).
+    {
       for (size_t i = 1; i < std::min<size_t>(qkv_timed.size(), 3); ++i) {
         AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
         v.qkv = qkv_timed[i].second;
