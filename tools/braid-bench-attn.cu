@@ -392,27 +392,18 @@ int main(int argc, char** argv) {
     // the next can be resident by then -- so a runner-up (more splits, fewer steps per CTA, fewer CTAs,
     // a shorter tail) may hand over faster: time the next two of each stage in the chain too (pdl-only).
     {
-      for (size_t i = 1; i < std::min<size_t>(qkv_timed.size(), 3); ++i) {
+      auto add_pdl_only = [&](const workloads::GemmChoice& q, const AttentionConfig& at, const workloads::GemmChoice& o) {
         AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
-        v.qkv = qkv_timed[i].second;
-        v.out = co;
-        v.attn = ca;
+        v.qkv = q;
+        v.attn = at;
+        v.out = o;
         variants.push_back(v);
-      }
-      for (size_t i = 1; i < std::min<size_t>(out_timed.size(), 3); ++i) {
-        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
-        v.qkv = cq;
-        v.out = out_timed[i].second;
-        v.attn = ca;
-        variants.push_back(v);
-      }
-      std::sort(attn_timed.begin(), attn_timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (size_t i = 1; i < std::min<size_t>(attn_timed.size(), 3); ++i) {
-        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");
-        v.qkv = cq;
-        v.out = co;
-        v.attn = attn_timed[i].second;
-        variants.push_back(v);
+      };
+      std::sort(attn_timed.begin(), attn_timed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (size_t i = 1; i < 3; ++i) {
+        if (i < qkv_timed.size()) add_pdl_only(qkv_timed[i].second, ca, co);
+        if (i < attn_timed.size()) add_pdl_only(cq, attn_timed[i].second, co);
+        if (i < out_timed.size()) add_pdl_only(cq, ca, out_timed[i].second);
       }
     }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
