@@ -314,11 +314,16 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     Tensor tBgB = tma_b.partition_S(gB_nk(_, _, int(w.tile.x), _));
     uint32_t r0 = 0, r1 = 0, c_last = 0;
     uint64_t wait_ns = 0;
-    // The unit's k-loop, with or without waits. Once the producer stage is known complete the plain
-    // loop runs: no per-k-tile check, no warp reconvergence around it.
-    auto load_unit = [&](auto with_waits) {
+    // The unit's k-loop from k-tile `k`, with or without waits. Once the producer stage is known
+    // complete the plain loop runs: no per-k-tile check, no warp reconvergence around it. The waiting
+    // loop hands over to the plain one as soon as every column the unit reads is known ready (one
+    // probe usually clears a conv's whole window, or a GEMM's remaining K range when its producer is
+    // ahead): a unit that started while its producer was still running pays for the probes only.
+    auto load_unit = [&](auto with_waits, int k) {
       constexpr bool kW = decltype(with_waits)::value;
-      for (int k = int(w.k_begin); k < int(w.k_end); ++k) {
+      for (; k < int(w.k_end); ++k) {
+        if constexpr (kW)
+          if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
         const int stage = write.index();
         if (lane == 0) {
           pipeline.producer_acquire(write);
@@ -345,28 +350,33 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         }
         ++write;
       }
+      return k;
     };
     if constexpr (kWait) {
       if (!w.in_grid) {  // a multicast member below the grid: zeros for A, nothing to wait for
-        load_unit(cute::false_type{});
+        load_unit(cute::false_type{}, int(w.k_begin));
         continue;
       }
       Traits::a_rows(p, w.tile.y, r0, r1);
       waiter.reset(Traits::a_first_col(p, int(w.k_begin)));
       c_last = Traits::a_last_col(p, int(w.k_end));
       const bool was_done = waiter.producer_done;
+      // The plain loop in lane 0 alone (see below); the pipeline state only lane 0 uses stays behind in
+      // the other lanes.
+      int k = int(w.k_begin);
       if (waiter.stage_done(sp, epoch, 0)) {
         if (!was_done && lane == 0) ptx::fence_proxy_async_global();
-        load_unit(cute::false_type{});
       } else {
-        load_unit(cute::true_type{});
+        k = load_unit(cute::true_type{}, k);
       }
+      if (lane == 0) load_unit(cute::false_type{}, k);
+      __syncwarp();
       if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
     } else {
       // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
       // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
       // 128x128 GEMM's time).
-      if (lane == 0) load_unit(cute::false_type{});
+      if (lane == 0) load_unit(cute::false_type{}, int(w.k_begin));
     }
   }
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
