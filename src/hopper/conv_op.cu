@@ -51,6 +51,11 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }
 
+std::string ConvOp::kernel_function(const GemmConfig& c) {
+  return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + (c.staged() ? "-staged" : "-direct") +
+         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole");
+}
+
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
   std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k);

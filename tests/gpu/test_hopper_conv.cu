@@ -429,4 +429,22 @@ TEST(ConvChainVariantNames, ParseInvertsName) {
     EXPECT_THROW(ConvChainVariant::parse(bad), PlanError) << bad;
 }
 
+// Configurations that run one kernel function (a chain switching between two functions pays the
+// switch, docs/hopper-conv.md): split-K, stream-K and their reductions share the segmented one; the
+// whole-tile, another tile shape or another epilogue store are other functions. (Host only.)
+TEST(ConvKernelFunction, GroupsConfigurationsByInstantiation) {
+  auto fn = [](const char* name) {
+    GemmConfig c;
+    const std::string why = parse_gemm_config(name, c);
+    EXPECT_EQ(why, "") << name;
+    return hopper::ConvOp::kernel_function(c);
+  };
+  EXPECT_EQ(fn("128x128-sk3-rowmajor"), fn("128x128-streamk-rowmajor"));
+  EXPECT_EQ(fn("128x128-sk2-rs-rowmajor"), fn("128x128-sk3-rowmajor"));
+  EXPECT_EQ(fn("64x128-rowmajor"), fn("64x128"));
+  EXPECT_NE(fn("128x128-rowmajor"), fn("128x128-streamk-rowmajor"));
+  EXPECT_NE(fn("128x64-rowmajor"), fn("128x64-staged-rowmajor"));
+  EXPECT_NE(fn("128x64-rowmajor"), fn("64x128-rowmajor"));
+}
+
 #endif  // BRAID_HAVE_HOPPER

@@ -46,6 +46,11 @@ class ConvOp : public PersistentOp {
  public:
   std::string prepare(const ConvArgs& args, const GemmConfig& config);
   static std::string can_implement(const ConvArgs& args, const GemmConfig& config);
+  // Which kernel function a configuration runs: tile, epilogue store, whole-tile or segmented (split-K
+  // and stream-K share one). The first run of a function after another one is slower (instruction
+  // fetch: docs/hopper-conv.md), so choosers weigh a switch between neighbours in a chain.
+  // (bench/conv_picks.py's kernel_function is the same rule, on configuration names.)
+  static std::string kernel_function(const GemmConfig& config);
   // Points the prepared convolution at another input and residual of the same shape (host only: no
   // allocation, no launch, so it may run while a CUDA graph is being captured). Frameworks whose
   // tensors move between calls rebind before each launch. "" or what is wrong.
