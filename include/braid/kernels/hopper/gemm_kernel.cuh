@@ -302,6 +302,11 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   auto tma_b = p.mainloop.tma_load_b.get_slice(mc_rank);
   Tensor tAsA = tma_a.partition_D(sA);
   Tensor tBsB = tma_b.partition_D(sB);
+  // A's k-mode: an int for a GEMM, (channel block, s, r) for a convolution (conv_traits.cuh). The k-loop
+  // walks it with a coordinate iterator (as CUTLASS's collectives do): indexing it with the flat k-tile
+  // index cost a convolution's producer two runtime integer divisions per k-tile, and the one thread
+  // that issues the loads is what bounds a convolution's mainloop.
+  const auto a_k_shape = shape<3>(gA_mk);
   const bool weights_first = !kWait || sp.has(kWeightsFirst);
   const uint64_t epoch = smem.bs.epoch;
   ColumnWaiterWarp waiter;
@@ -321,7 +326,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     // ahead): a unit that started while its producer was still running pays for the probes only.
     auto load_unit = [&](auto with_waits, int k) {
       constexpr bool kW = decltype(with_waits)::value;
-      for (; k < int(w.k_end); ++k) {
+      auto a_k = make_coord_iterator(idx2crd(k, a_k_shape), a_k_shape);  // A's coordinate of k-tile k
+      for (; k < int(w.k_end); ++k, ++a_k) {
         if constexpr (kW)
           if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
         const int stage = write.index();
@@ -344,7 +350,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         }
         if (lane == 0) {
           auto* bar = pipeline.producer_get_barrier(write);
-          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, *a_k), tAsA(_, _, _, stage));
           if (!weights_first)
             copy(p.mainloop.tma_load_b.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
         }
