@@ -197,9 +197,9 @@ int main(int argc, char** argv) {
       std::printf("[%d/%d] %s  floor %.1f us\n", case_no, total_cases, shape.c_str(), floor_us);
       std::fflush(stdout);
 
-      // 1. per-layer search (stream order, each conv alone under a CUDA graph); the two fastest
-      // configurations of each layer go on to the pair (alone-fastest is not always pair-fastest: a
-      // conv's tail wave overlaps the next conv's start under PDL)
+      // 1. per-layer search (stream order, each conv alone under a CUDA graph); the pair is chosen
+      // from all of them (below), and PDL alone also runs each layer's two fastest (alone-fastest is
+      // not always pair-fastest: a conv's tail wave overlaps the next conv's start under PDL)
       auto tune_layer = [&](const __half* in, const __half* wt, const __half* b, __half* y) {
         std::vector<std::pair<double, GemmConfig>> found;
         for (const GemmConfig& c : candidates) {
@@ -223,16 +223,16 @@ int main(int argc, char** argv) {
               std::printf("  unit trace %s (%s): %s\n", found[i].second.name().c_str(), run,
                           bench::describe(bench::summarize_unit_trace(op.trace_units(s))).c_str());
           }
-        if (found.size() > 2) found.resize(2);
-        return found;
+        return found;  // every candidate, fastest first (the pair choice below looks past the first two)
       };
       const auto top1 = tune_layer(X, W1, B1, Y1);
       const auto top2 = tune_layer(Y1, W2, B2, Y2);
-      // The pair every ordering runs with: of the layers' two fastest each, the least total time with
-      // conv 2 counted kSwitchFrac slower when its kernel function differs from conv 1's (each layer
-      // was timed warm, its function run back to back; in the chain conv 2 follows conv 1's code:
+      // The pair every ordering runs with: over all candidates of both layers, the least total time
+      // with conv 2 counted kSwitchFrac slower when its kernel function differs from conv 1's (each
+      // layer was timed warm, its function run back to back; in the chain conv 2 follows conv 1's code:
       // a 14 us penalty measured on a 19 us conv, docs/hopper-conv.md). The same rule as the network
-      // picks (bench/conv_picks.py, --switch-frac).
+      // picks (bench/conv_picks.py, --switch-frac). The layers' fastest often differ in tile shape,
+      // so the same-function pair may lie past either layer's first two.
       constexpr double kSwitchFrac = 0.35;
       size_t i1 = 0, i2 = 0;
       double best_pair = 1e30;
@@ -273,8 +273,9 @@ int main(int argc, char** argv) {
       // Every variant with the tuned pair; PDL alone also with the runner-up configurations.
       std::vector<std::tuple<ConvChainVariant, GemmConfig, GemmConfig>> runs;
       for (const ConvChainVariant& v : variants) runs.push_back({v, c1, c2});
-      for (size_t i = 0; i < top1.size(); ++i)
-        for (size_t j = 0; j < top2.size(); ++j)
+      // PDL alone also with each layer's two fastest (alone-fastest is not always pair-fastest).
+      for (size_t i = 0; i < std::min<size_t>(2, top1.size()); ++i)
+        for (size_t j = 0; j < std::min<size_t>(2, top2.size()); ++j)
           if (i != i1 || j != i2) runs.push_back({variants[1], top1[i].second, top2[j].second});
       const ConvChainProblem prob{hopper::DType::F16, {N, H, W}, C, X, {{C, W1, B1, Y1, c1}, {C, W2, B2, Y2, c2}}};
       std::vector<__half> stream_bits(act), bits(act);
