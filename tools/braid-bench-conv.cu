@@ -225,8 +225,8 @@ int main(int argc, char** argv) {
           }
         return found;  // every candidate, fastest first (the pair choice below looks past the first two)
       };
-      const auto top1 = tune_layer(X, W1, B1, Y1);
-      const auto top2 = tune_layer(Y1, W2, B2, Y2);
+      const auto timed1 = tune_layer(X, W1, B1, Y1);  // every candidate of each layer, fastest first
+      const auto timed2 = tune_layer(Y1, W2, B2, Y2);
       // The pair every ordering runs with: over all candidates of both layers, the least total time
       // with conv 2 counted kSwitchFrac slower when its kernel function differs from conv 1's (each
       // layer was timed warm, its function run back to back; in the chain conv 2 follows conv 1's code:
@@ -236,15 +236,15 @@ int main(int argc, char** argv) {
       constexpr double kSwitchFrac = 0.35;
       size_t i1 = 0, i2 = 0;
       double best_pair = 1e30;
-      for (size_t i = 0; i < top1.size(); ++i)
-        for (size_t j = 0; j < top2.size(); ++j) {
-          const bool same = hopper::ConvOp::kernel_function(top1[i].second) == hopper::ConvOp::kernel_function(top2[j].second);
-          const double t = top1[i].first + top2[j].first * (same ? 1.0 : 1.0 + kSwitchFrac);
+      for (size_t i = 0; i < timed1.size(); ++i)
+        for (size_t j = 0; j < timed2.size(); ++j) {
+          const bool same = hopper::ConvOp::kernel_function(timed1[i].second) == hopper::ConvOp::kernel_function(timed2[j].second);
+          const double t = timed1[i].first + timed2[j].first * (same ? 1.0 : 1.0 + kSwitchFrac);
           if (t < best_pair) best_pair = t, i1 = i, i2 = j;
         }
-      const GemmConfig c1 = top1[i1].second, c2 = top2[i2].second;
-      std::printf("  tuned: conv1 %s %.1f us, conv2 %s %.1f us%s\n", c1.name().c_str(), top1[i1].first, c2.name().c_str(),
-                  top2[i2].first, i1 + i2 > 0 ? " (one kernel function for both: not each layer's fastest)" : "");
+      const GemmConfig c1 = timed1[i1].second, c2 = timed2[i2].second;
+      std::printf("  tuned: conv1 %s %.1f us, conv2 %s %.1f us%s\n", c1.name().c_str(), timed1[i1].first, c2.name().c_str(),
+                  timed2[i2].first, i1 + i2 > 0 ? " (one kernel function for both: not each layer's fastest)" : "");
 
       // 2. chain variants with the chosen configurations
       std::vector<ConvChainVariant> variants;
@@ -274,9 +274,9 @@ int main(int argc, char** argv) {
       std::vector<std::tuple<ConvChainVariant, GemmConfig, GemmConfig>> runs;
       for (const ConvChainVariant& v : variants) runs.push_back({v, c1, c2});
       // PDL alone also with each layer's two fastest (alone-fastest is not always pair-fastest).
-      for (size_t i = 0; i < std::min<size_t>(2, top1.size()); ++i)
-        for (size_t j = 0; j < std::min<size_t>(2, top2.size()); ++j)
-          if (i != i1 || j != i2) runs.push_back({variants[1], top1[i].second, top2[j].second});
+      for (size_t i = 0; i < std::min<size_t>(2, timed1.size()); ++i)
+        for (size_t j = 0; j < std::min<size_t>(2, timed2.size()); ++j)
+          if (i != i1 || j != i2) runs.push_back({variants[1], timed1[i].second, timed2[j].second});
       const ConvChainProblem prob{hopper::DType::F16, {N, H, W}, C, X, {{C, W1, B1, Y1, c1}, {C, W2, B2, Y2, c2}}};
       std::vector<__half> stream_bits(act), bits(act);
       // The per-tile trace of a chain's second run (timeline tool; the first run warms it up).
