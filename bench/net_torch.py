@@ -45,7 +45,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import braid_torch  # noqa: E402
-from torch_common import SCRATCH_BYTES, graphed, log, rel_err, time_it  # noqa: E402
+from torch_common import SCRATCH_BYTES, Watchdog, graphed, log, rel_err, time_it  # noqa: E402
 from conv_picks import pick_chain  # noqa: E402
 
 TOL = 2e-2
@@ -347,9 +347,13 @@ def main():
     ap.add_argument("--switch-frac", type=float, default=0.35,
                     help="a braid conv entered from a different kernel function counts this much slower when "
                          "picking configs (bench/conv_picks.py; 0: each layer's fastest alone)")
+    ap.add_argument("--watchdog", type=float, default=180,
+                    help="exit (code 3), printing the live chains' device state, after this many seconds without "
+                         "progress (0: off)")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("net_torch.py: no CUDA device visible to PyTorch")
+    dog = Watchdog(a.watchdog)
     nets = [n for n in a.nets.split(",") if n]
     for n in nets:
         if n not in NETS:
@@ -385,6 +389,7 @@ def main():
                     ref = run_torch(prog, P32, x.float())
                     rows = []
                     prefix = f"[{net} N={n} {bi + 1}/{len(batches)} {time.time() - t_start:.0f}s]"
+                    dog.pet(f"{prefix} PyTorch peers and config picks", lambda: [])
                     # PyTorch peers
                     tg, out_t = graphed(lambda: run_torch(prog, P, x))
                     out_t.fill_(float("nan"))
@@ -417,6 +422,7 @@ def main():
                         cfgs = configs_dp if v.endswith("-dyn") else configs
                         stream_outs = stream_ref(cfgs)
                         bn = BraidNet(lib, prog, P, x, cfgs, v)
+                        dog.pet(f"{prefix} braid:{v}", lambda bn=bn: [bn.chains[i] for i in sorted(bn.chains)])
                         ok, err, outs = True, float("nan"), []
                         for rep in range(2):  # poison, run, compare: twice
                             for b in bn.buffers:

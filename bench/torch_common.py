@@ -1,7 +1,11 @@
 """What the PyTorch-side benchmark scripts share (conv_torch.py, net_torch.py, attn_torch.py): logging,
-list parsing, CUDA-graph capture, L2-evicted event timing, and the max-norm relative error."""
+list parsing, CUDA-graph capture, L2-evicted event timing, the max-norm relative error, and a watchdog."""
+import faulthandler
+import os
 import statistics
 import sys
+import threading
+import time
 
 import torch
 
@@ -17,6 +21,41 @@ def evict_l2(scratch):
 
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
+
+
+class Watchdog:
+    """Ends the process, saying where, when the caller has reported no progress (pet) for `seconds`: a
+    stuck kernel becomes a message and exit code 3 instead of a run that sits until an outer time limit
+    kills it with nothing said. Before exiting it prints the device state of the chains `chains()`
+    returns (braid_torch.ConvChain.diagnose: readable while their kernels are stuck) and the Python
+    stacks. seconds <= 0: off."""
+
+    def __init__(self, seconds):
+        self.seconds, self.label, self.t = seconds, "start", time.time()
+        self.chains = lambda: []
+        if seconds > 0:
+            threading.Thread(target=self._watch, daemon=True).start()
+
+    def pet(self, label, chains=None):
+        self.label, self.t = label, time.time()
+        if chains is not None:
+            self.chains = chains
+
+    def _watch(self):
+        while True:
+            time.sleep(min(5.0, self.seconds / 4))
+            idle = time.time() - self.t
+            if idle <= self.seconds:
+                continue
+            log(f"WATCHDOG: no progress for {idle:.0f} s in {self.label}: exiting")
+            try:
+                for ch in self.chains():
+                    log(f"  chain {ch.name}:\n{ch.diagnose()}")
+            except Exception as ex:  # the diagnosis is best effort; the exit is not
+                log(f"  (no chain diagnosis: {ex})")
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+            sys.stderr.flush()
+            os._exit(3)
 
 
 def parse_list(s, conv):

@@ -39,6 +39,7 @@ def load(path=None):
     lib.braid_conv_chain_bind.argtypes = [vp, vp, ctypes.POINTER(vp)]
     lib.braid_conv_chain_run.argtypes = [vp, vp]
     lib.braid_conv_chain_check.argtypes = [vp, vp]
+    lib.braid_conv_chain_diagnose.argtypes = [vp, ctypes.c_char_p, ctypes.c_size_t]
     lib.braid_conv_chain_name.argtypes = [vp]
     lib.braid_conv_chain_name.restype = ctypes.c_char_p
     lib.braid_conv_chain_destroy.argtypes = [vp]
@@ -131,6 +132,13 @@ class ConvChain:
 
     def check(self, stream=None):
         self._call(self._lib.braid_conv_chain_check, stream)
+
+    def diagnose(self):
+        """Where the chain stands on the device now (works while its kernels run or are stuck)."""
+        buf = ctypes.create_string_buffer(1 << 16)
+        if self._lib.braid_conv_chain_diagnose(self._h, buf, len(buf)) != 0:
+            raise BraidError(self._lib.braid_last_error().decode())
+        return buf.value.decode()
 
     def __del__(self):
         if getattr(self, "_h", None):

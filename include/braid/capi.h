@@ -6,6 +6,8 @@
 #ifndef BRAID_CAPI_H_
 #define BRAID_CAPI_H_
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,8 +32,14 @@ int braid_conv_chain_create(braid_conv_chain** out, int dtype, int N, int H, int
 int braid_conv_chain_bind(braid_conv_chain* chain, const void* X, const void* const* residual);
 /* Enqueues one run on the stream (graph-capturable). */
 int braid_conv_chain_run(braid_conv_chain* chain, void* stream);
-/* Synchronizes the stream; fails (and resets the chain) if a bounded wait got stuck. */
+/* Synchronizes the stream; fails (and resets the chain) if a bounded wait got stuck. Bounded itself:
+ * fails, saying where the chain stands, when the chain is stuck (its kernels then still run: the
+ * process has to exit). */
 int braid_conv_chain_check(braid_conv_chain* chain, void* stream);
+/* Where the chain stands on the device right now (per layer: runs completed, blocks finished, tiles
+ * posted; a recorded failure), read on the chain's own stream: usable while its kernels still run or
+ * are stuck, e.g. from a watchdog thread. Writes at most len - 1 characters and a NUL to buf. */
+int braid_conv_chain_diagnose(braid_conv_chain* chain, char* buf, size_t len);
 /* The chain's description: variant and per-layer kernels. The string lives as long as the chain. */
 const char* braid_conv_chain_name(const braid_conv_chain* chain);
 void braid_conv_chain_destroy(braid_conv_chain* chain);

@@ -2,6 +2,8 @@
 // exceptions into return codes and a per-thread message, so that C, ctypes and other FFIs can call it.
 #include "braid/capi.h"
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -94,6 +96,16 @@ int braid_conv_chain_check(braid_conv_chain* c, void* stream) {
   return guarded([&] {
     BRAID_REQUIRE(c != nullptr, "braid_conv_chain_check: null chain");
     c->chain->check(static_cast<cudaStream_t>(stream));
+  });
+}
+
+int braid_conv_chain_diagnose(braid_conv_chain* c, char* buf, size_t len) {
+  return guarded([&] {
+    BRAID_REQUIRE(c != nullptr && buf != nullptr && len > 0, "braid_conv_chain_diagnose: null chain or buffer");
+    const std::string d = c->chain->chain().diagnose();
+    const size_t n = std::min(d.size(), len - 1);
+    std::memcpy(buf, d.data(), n);
+    buf[n] = '\0';
   });
 }
 

@@ -49,7 +49,8 @@ enum ErrorCode : uint32_t {
   kErrTimeout = 1,
   kErrEpochMismatch = 2,
   kErrWaitKernelTimeout = 3,
-  kErrSplitPeerTimeout = 4
+  kErrSplitPeerTimeout = 4,
+  kErrBarrierStuck = 5  // barrier_wait.cuh: input = BarrierSite, input_stage = CTA, sem = slot, expected = parity
 };
 
 // Written once (first failure wins) by a bounded wait that gave up; read by the host.

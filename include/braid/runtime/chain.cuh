@@ -9,17 +9,22 @@
 //   chain.check(stream);                           // sync; throws SyncError on a stuck wait
 //
 // The stages of a chain must always be launched together through run(): their run counters move
-// in lockstep (see stage.cuh). After a SyncError the chain resets its state and can be run again.
+// in lockstep (see stage.cuh). After a SyncError the chain resets its state and can be run again --
+// except after one that says the chain is stuck (its kernels still running): the process must exit.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "braid/core/barrier_wait.cuh"
 #include "braid/core/error.hpp"
 #include "braid/core/stage.cuh"
 #include "braid/plan/plan.hpp"
@@ -202,9 +207,10 @@ class Chain {
     BRAID_CUDA_CHECK(cudaGetLastError());
   }
 
-  // Synchronize and turn a device-side failure into a SyncError (then reset the state).
+  // Synchronize and turn a device-side failure into a SyncError (then reset the state). With
+  // bounded waits (timeout_ms > 0) the synchronization is bounded too (wait_bounded).
   void check(cudaStream_t stream) {
-    BRAID_CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_bounded(stream);
     ErrorRecord e;
     BRAID_CUDA_CHECK(cudaMemcpy(&e, d_err_, sizeof(e), cudaMemcpyDeviceToHost));
     if (!e.claimed) return;
@@ -212,6 +218,61 @@ class Chain {
     reset(0);
     throw SyncError(msg);
   }
+
+  // Waits for `stream` to finish. Unbounded when timeout_ms == 0; otherwise gives up with a SyncError
+  // that says where the chain stands (diagnose) when a barrier wait reported itself stuck
+  // (barrier_wait.cuh), or when the chain is part-way through a run and its device state has not moved
+  // for 3 x timeout_ms -- longer than one bounded semaphore wait plus one bounded barrier wait, the
+  // most a healthy chain waits without anything moving. (A stream busy with other work while the
+  // chain sits between runs is not a hang.) The chain's kernels are then still running: its memory
+  // is left allocated, and the process has to exit.
+  void wait_bounded(cudaStream_t stream) {
+    if (opt_.timeout_ms <= 0) {
+      BRAID_CUDA_CHECK(cudaStreamSynchronize(stream));
+      return;
+    }
+    using clock = std::chrono::steady_clock;
+    using ms = std::chrono::duration<double, std::milli>;
+    const ms quiet(3 * opt_.timeout_ms);
+    const ms probe_every = std::min(ms(quiet.count() / 8), ms(1000));
+    auto t_probe = clock::now(), t_moved = t_probe;
+    std::vector<char> last;
+    for (int sleep_us = 10;; sleep_us = std::min(2 * sleep_us, 1000)) {
+      const cudaError_t q = cudaStreamQuery(stream);
+      if (q == cudaSuccess) return;
+      if (q != cudaErrorNotReady) BRAID_CUDA_CHECK(q);
+      std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+      const auto now = clock::now();
+      if (now - t_probe < probe_every) continue;
+      t_probe = now;
+      const std::vector<char> snap = snapshot();
+      if (snap != last) {
+        last = snap;
+        t_moved = now;
+      }
+      const ErrorRecord& e = *record_in(snap, d_err_);
+      const bool barrier_stuck = e.claimed && e.code == kErrBarrierStuck;
+      if (barrier_stuck || (now - t_moved > quiet && mid_run(snap))) {
+        stuck_ = true;
+        std::ostringstream o;
+        o << "braid: chain '" << plan_.name << "' is stuck: its stream has not finished, and "
+          << (barrier_stuck ? "a barrier wait reported itself stuck"
+                            : "nothing in the chain moved for " + std::to_string(int(quiet.count())) + " ms")
+          << ". Device state now:\n"
+          << describe_snapshot(snap)
+          << "\nIts kernels are still running: nothing can free their memory or wait for the device now; "
+             "the process has to exit.";
+        throw SyncError(o.str());
+      }
+    }
+  }
+
+  // Where the chain stands on the device right now, read on the chain's own non-blocking stream:
+  // works while a kernel of the chain is still running, or stuck. One line per stage (completed runs,
+  // blocks finished and tickets taken in the current launch, tiles posted in the current run), then
+  // the error record if one was claimed.
+  std::string diagnose() { return describe_snapshot(snapshot()); }
+  bool stuck() const { return stuck_; }
 
   // Zero the semaphores and counters (as if the chain had completed `initial_run` runs: semaphores
   // hold value * initial_run, so tests can start near any counter boundary).
@@ -286,6 +347,12 @@ class Chain {
           << " ms waiting for stage '" << nm(e.input_stage) << "' to start run " << e.expected << " (saw "
           << e.seen << ")";
         break;
+      case kErrBarrierStuck:
+        o << "stage '" << nm(e.stage) << "' CTA " << e.input_stage << " has waited " << e.waited_ns / 1e6
+          << " ms (more than twice the semaphore bound) on its " << barrier_site_name(e.input) << ", slot "
+          << e.sem << ", phase parity " << e.expected;
+        if (e.tile.x || e.tile.y || e.tile.z) o << ", unit tile " << tl(e.tile);
+        break;
       case kErrSplitPeerTimeout:
         o << "stage '" << nm(e.stage) << "' tile " << tl(e.tile) << " (split-K segment " << e.input << " of "
           << e.input_stage << ", tile position " << e.sem << ") gave up after " << e.waited_ns / 1e6
@@ -298,6 +365,56 @@ class Chain {
   }
 
  private:
+  // A copy of the chain's device region (states, error record, semaphores, order tables).
+  std::vector<char> snapshot() {
+    BRAID_CUDA_CHECK(cudaMemcpyAsync(h_snap_, base_, bytes_, cudaMemcpyDeviceToHost, probe_));
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(probe_));
+    return std::vector<char>(h_snap_, h_snap_ + bytes_);
+  }
+  template <class T>
+  const T* record_in(const std::vector<char>& snap, const T* dev) const {
+    return reinterpret_cast<const T*>(snap.data() + (reinterpret_cast<const char*>(dev) - base_));
+  }
+  // Tiles of stage i posted in its current run (run + 1), from a snapshot; -1: the stage posts nothing.
+  long posted_in_run(const std::vector<char>& snap, int i) const {
+    if (!d_sems_[i]) return -1;
+    const StageSpec& s = plan_.stages[i];
+    const uint64_t epoch = record_in(snap, d_states_ + i)->run + 1;
+    const uint64_t* sems = record_in(snap, d_sems_[i]);
+    long n = 0;
+    for (uint32_t t = 0; t < s.tiles(); ++t) {
+      const Tile tile = delinear(t, s.grid);
+      n += sems[s.policy.sem(tile, s.grid)] >= uint64_t(s.policy.value(tile, s.grid)) * epoch;
+    }
+    return n;
+  }
+  // Part-way through a run: some stage has finished blocks or taken tickets in its current launch,
+  // posted tiles of its next run, or is a run ahead of another stage.
+  bool mid_run(const std::vector<char>& snap) const {
+    for (int i = 0; i < num_stages(); ++i) {
+      const StageState& st = *record_in(snap, d_states_ + i);
+      if (st.blocks_done || st.tile_ticket || posted_in_run(snap, i) > 0) return true;
+      if (st.run != record_in(snap, d_states_)->run) return true;
+    }
+    return false;
+  }
+  std::string describe_snapshot(const std::vector<char>& snap) const {
+    std::ostringstream o;
+    for (int i = 0; i < num_stages(); ++i) {
+      const StageState& st = *record_in(snap, d_states_ + i);
+      const StageSpec& s = plan_.stages[i];
+      o << "  stage " << i << " '" << s.name << "': " << st.run << " runs completed; current launch: "
+        << st.blocks_done << " blocks finished, " << st.tile_ticket << " tickets taken";
+      const long posted = posted_in_run(snap, i);
+      if (posted >= 0) o << "; " << posted << " of " << s.tiles() << " tiles posted in run " << st.run + 1;
+      o << "\n";
+    }
+    const ErrorRecord& e = *record_in(snap, d_err_);
+    if (e.claimed) o << "  " << describe_error(e);
+    else o << "  no wait has reported a failure";
+    return o.str();
+  }
+
   void allocate() {
     auto align = [](size_t x) { return (x + 127) & ~size_t(127); };
     const int n = num_stages();
@@ -314,6 +431,9 @@ class Chain {
     }
     bytes_ = off;
     BRAID_CUDA_CHECK(cudaMalloc(&base_, bytes_));
+    // For snapshots (wait_bounded, diagnose): allocated now, not when the chain may be stuck.
+    BRAID_CUDA_CHECK(cudaMallocHost(&h_snap_, bytes_));
+    BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&probe_, cudaStreamNonBlocking));
     if (opt_.trace)
       for (int i = 0; i < n; ++i) {
         void* p = nullptr;
@@ -342,6 +462,9 @@ class Chain {
     }
   }
   void release() {
+    if (stuck_) return;  // its kernels may still use all of it (and freeing would wait for them)
+    if (probe_) cudaStreamDestroy(probe_);
+    if (h_snap_) cudaFreeHost(h_snap_);
     for (auto s : side_) cudaStreamDestroy(s);
     for (auto e : join_) cudaEventDestroy(e);
     if (fork_) cudaEventDestroy(fork_);
@@ -366,6 +489,9 @@ class Chain {
   std::vector<cudaStream_t> side_;
   std::vector<cudaEvent_t> join_;
   cudaEvent_t fork_ = nullptr;
+  cudaStream_t probe_ = nullptr;  // snapshots
+  char* h_snap_ = nullptr;        // pinned, bytes_
+  bool stuck_ = false;
 };
 
 }  // namespace braid

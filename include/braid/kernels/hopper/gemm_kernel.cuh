@@ -26,6 +26,7 @@
 
 #include <type_traits>
 
+#include "braid/core/barrier_wait.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/cluster_exchange.cuh"
 #include "braid/kernels/hopper/epilogue.cuh"
@@ -313,7 +314,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   bool ok = true;
   PipelineState write = cutlass::make_producer_start_state<Pipeline>();
   ScheduledUnit w;
-  for (auto cur = sched.begin(); sched.next_produced(cur, w, smem.ring);) {
+  for (auto cur = sched.begin(); sched.next_produced(cur, w, smem.ring, sp);) {
     if (!kMc && !w.in_grid) continue;  // a group member below the grid, no cluster to keep in step: skip
     Tensor tAgA = tma_a.partition_S(gA_mk(_, _, int(w.tile.y), _));
     Tensor tBgB = tma_b.partition_S(gB_nk(_, _, int(w.tile.x), _));
@@ -332,6 +333,10 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
           if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
         const int stage = write.index();
         if (lane == 0) {
+          // (Unbounded, CUTLASS's wait: the one thread that issues the loads bounds a convolution's
+          // mainloop, and a bounded acquire here made conv pairs 5-16% slower -- bounded-waits-ab
+          // results. A stage the consumers never release means they are stuck, in a bounded wait or
+          // where Chain::check's deadline sees it.)
           pipeline.producer_acquire(write);
           if (weights_first)
             copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
@@ -388,7 +393,10 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
   // barriers); wait for every stage to be released before the CTA may leave.
   if constexpr (kMc)
-    if (lane == 0) pipeline.producer_tail(write);
+    if (lane == 0)
+      for (uint32_t n = 0; n < Pipeline::Stages; ++n, ++write)
+        bounded_barrier_wait([&] { return pipeline.producer_try_acquire(write) == cutlass::BarrierStatus::WaitDone; },
+                             sp, kSiteClusterTail, uint32_t(write.index()), write.phase(), Tile{});
 }
 
 // Reduce-scatter: spin until a tile's arrival counter reaches `target` (every segment arrived; counters
@@ -607,7 +615,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     ScheduledUnit w;
     [[maybe_unused]] uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
-    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring); ++n_units) {
+    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring, sp); ++n_units) {
       if constexpr (kPingpong) {
         if ((n_units & 1u) != uint32_t(wg)) {  // the other warpgroup's unit: skip its pipeline stages
           read.advance(int(w.k_end - w.k_begin));
@@ -648,6 +656,12 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // (It also keeps the warpgroups alternating: one's epilogue under the other's MMAs.)
       if constexpr (kPingpong)
         if (n_units > 0) ptx::named_barrier_sync(Traits::mma_done_barrier(wg ^ 1), 2 * kTileThreads);
+      // The unit's first stage, bounded (barrier_wait.cuh): a unit whose loads never come is where a
+      // consumer would hang; the collective's own wait then passes at once. (Its later stages' waits,
+      // inside CUTLASS's mainloop, are unbounded: Chain::check's deadline reports those.)
+      if (k_count > 0)
+        bounded_barrier_wait([&] { return pipeline.consumer_try_wait(read) == cutlass::BarrierStatus::WaitDone; },
+                             sp, kSitePipelineFull, uint32_t(read.index()), read.phase(), w.tile);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
       mainloop.mma_tail(pipeline, read, k_count);

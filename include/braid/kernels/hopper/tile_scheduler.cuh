@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "braid/core/barrier_wait.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/work_schedule.hpp"
 #include "cutlass/arch/barrier.h"
@@ -67,12 +68,15 @@ struct PersistentScheduler {
   __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x / ws.group); }
 
   // The producer warp's next unit (the whole warp calls; lane 0 takes the ticket and publishes it).
-  __device__ __forceinline__ bool next_produced(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
+  // `sp`: for the bounded ring waits' report (barrier_wait.cuh).
+  __device__ __forceinline__ bool next_produced(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring,
+                                                const StageParams& sp) const {
     if (!dynamic) return next_static(c, u);
     const uint32_t slot = uint32_t(c.g % UnitRing::kSlots), parity = uint32_t(c.g / UnitRing::kSlots) & 1u;
     uint32_t idx = 0;
     if (threadIdx.x % 32 == 0) {
-      cutlass::arch::ClusterBarrier::wait(&ring.empty[slot], parity ^ 1u);
+      bounded_barrier_wait([&] { return cutlass::arch::ClusterBarrier::try_wait(&ring.empty[slot], parity ^ 1u); },
+                           sp, kSiteRingEmpty, slot, parity ^ 1u, Tile{});
       idx = atomicAdd(ticket, 1u);
       ring.unit[slot] = idx;
       cutlass::arch::ClusterBarrier::arrive(&ring.full[slot]);
@@ -82,10 +86,12 @@ struct PersistentScheduler {
     return indexed(idx, u);
   }
   // A consumer thread's next unit: the same sequence as the producer's.
-  __device__ __forceinline__ bool next_consumed(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring) const {
+  __device__ __forceinline__ bool next_consumed(WorkSchedule::Cursor& c, ScheduledUnit& u, UnitRing& ring,
+                                                const StageParams& sp) const {
     if (!dynamic) return next_static(c, u);
     const uint32_t slot = uint32_t(c.g % UnitRing::kSlots), parity = uint32_t(c.g / UnitRing::kSlots) & 1u;
-    cutlass::arch::ClusterBarrier::wait(&ring.full[slot], parity);
+    bounded_barrier_wait([&] { return cutlass::arch::ClusterBarrier::try_wait(&ring.full[slot], parity); }, sp,
+                         kSiteRingFull, slot, parity, Tile{});
     const uint32_t idx = ring.unit[slot];
     cutlass::arch::ClusterBarrier::arrive(&ring.empty[slot]);
     ++c.g;
