@@ -281,13 +281,17 @@ struct GemmTraits
 // [R] load B (weights), [kWait] wait for the A columns this k-tile reads, then load A.
 template <class Traits, bool kWait>
 __device__ __forceinline__ void produce(const typename Traits::Params& p, typename Traits::SharedStorage& smem,
-                                        typename Traits::Pipeline& pipeline, const PersistentScheduler& sched,
-                                        int lane) {
+                                        typename Traits::Pipeline& pipeline, const PersistentScheduler& sched) {
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
   using PipelineState = typename Traits::PipelineState;
   const StageParams& sp = p.sp;
+  // The lane that issues the loads, chosen by elect.sync (lane 0: the warp is converged here). The
+  // compiler knows an elected branch runs on one thread, so the TMA operands go to uniform registers
+  // directly; under `elected` every issue sat in a one-pass ELECT / R2UR loop (SASS), a dozen
+  // instructions per load in the thread whose issue rate bounds the mainloop.
+  const bool elected = cute::elect_one_sync() != 0;
   Mainloop mainloop;
   auto load_inputs = Traits::load_tensors(mainloop, p);
   Tensor gA_mk = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k)
@@ -332,7 +336,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if constexpr (kW)
           if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
         const int stage = write.index();
-        if (lane == 0) {
+        if (elected) {
           // (Unbounded, CUTLASS's wait: the one thread that issues the loads bounds a convolution's
           // mainloop, and a bounded acquire here made conv pairs 5-16% slower -- bounded-waits-ab
           // results. A stage the consumers never release means they are stuck, in a bounded wait or
@@ -347,13 +351,13 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
             bool acquired = false;
             const uint32_t c1 = Traits::a_col_end(p, k);
             ok = waiter.wait(sp, epoch, 0, r0, r1, c1, c_last, w.tile, &wait_ns, acquired);
-            if (acquired && lane == 0) ptx::fence_proxy_async_global();
+            if (acquired && elected) ptx::fence_proxy_async_global();
             // On failure (bounded wait timed out, or another wait failed) keep loading without
             // waiting: the consumers never hang, the result is garbage, and Chain::check throws the
             // recorded SyncError.
           }
         }
-        if (lane == 0) {
+        if (elected) {
           auto* bar = pipeline.producer_get_barrier(write);
           copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, *a_k), tAsA(_, _, _, stage));
           if (!weights_first)
@@ -372,28 +376,28 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       waiter.reset(Traits::a_first_col(p, int(w.k_begin)));
       c_last = Traits::a_last_col(p, int(w.k_end));
       const bool was_done = waiter.producer_done;
-      // The plain loop in lane 0 alone (see below); the pipeline state only lane 0 uses stays behind in
+      // The plain loop in the elected lane alone (see below); the pipeline state only it uses stays behind in
       // the other lanes.
       int k = int(w.k_begin);
       if (waiter.stage_done(sp, epoch, 0)) {
-        if (!was_done && lane == 0) ptx::fence_proxy_async_global();
+        if (!was_done && elected) ptx::fence_proxy_async_global();
       } else {
         k = load_unit(cute::true_type{}, k);
       }
-      if (lane == 0) load_unit(cute::false_type{}, k);
+      if (elected) load_unit(cute::false_type{}, k);
       __syncwarp();
-      if (lane == 0 && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
+      if (elected && sp.trace != nullptr && w.seg == 0) sp.trace[w.tile_lin].wait_ns = wait_ns;
     } else {
       // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
       // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
       // 128x128 GEMM's time).
-      if (lane == 0) load_unit(cute::false_type{}, int(w.k_begin));
+      if (elected) load_unit(cute::false_type{}, int(w.k_begin));
     }
   }
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
   // barriers); wait for every stage to be released before the CTA may leave.
   if constexpr (kMc)
-    if (lane == 0)
+    if (elected)
       for (uint32_t n = 0; n < Pipeline::Stages; ++n, ++write)
         bounded_barrier_wait([&] { return pipeline.producer_try_acquire(write) == cutlass::BarrierStatus::WaitDone; },
                              sp, kSiteClusterTail, uint32_t(write.index()), write.phase(), Tile{});
@@ -572,8 +576,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // Two instantiations of the loop: the one that waits carries the semaphore probing; the plain
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
-      if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched, lane);
-      else produce<Traits, false>(p, smem, pipeline, sched, lane);
+      if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched);
+      else produce<Traits, false>(p, smem, pipeline, sched);
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {
