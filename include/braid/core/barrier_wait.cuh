@@ -1,7 +1,7 @@
 // Bounded waits on a CTA's own mbarriers. In braid's Hopper kernel: the consumers' wait for a unit's
 // first pipeline stage, the unit ring (dynamic dispatch) and the multicast producer's exit -- not the
 // producer's per-k-tile acquire, whose few instructions bound a convolution's mainloop (bounding it
-// made conv pairs 5-16% slower: bench/results/bounded-waits-ab-h100-20261124/). Such a wait blocks only
+// made conv pairs 1-16% slower: bench/results/bounded-waits-ab-h100-20261124/). Such a wait blocks only
 // on the CTA's own warps and TMA loads, which wait at most one bounded semaphore wait
 // (StageParams::timeout_ns) each: a wait that lasts much longer means a bug (a stage loaded twice or
 // never, a lost arrival), and without a bound the chain hangs with nothing said.
@@ -11,7 +11,8 @@
 // not give up: skipping a pipeline barrier would let TMA writes land in shared memory the CTA no
 // longer owns (another kernel's CTA may have it). The host's bounded check (Chain::check,
 // Chain::diagnose) reads the record while the kernel is still stuck, and says so.
-// Unbounded when sp.timeout_ns == 0, like the semaphore waits.
+// Unbounded when sp.timeout_ns == 0, like the semaphore waits. (cluster_exchange.cuh's wait_phase is
+// the other kind: a wait on a peer CTA that gives up after the semaphore bound, like a semaphore wait.)
 #pragma once
 #include <cstdint>
 

@@ -289,8 +289,10 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   const StageParams& sp = p.sp;
   // The lane that issues the loads, chosen by elect.sync (lane 0: the warp is converged here). The
   // compiler knows an elected branch runs on one thread, so the TMA operands go to uniform registers
-  // directly; under `elected` every issue sat in a one-pass ELECT / R2UR loop (SASS), a dozen
-  // instructions per load in the thread whose issue rate bounds the mainloop.
+  // directly; under `lane == 0` every issue sat in a one-pass ELECT / R2UR loop (SASS), a dozen
+  // instructions per load in the thread whose issue rate bounds the mainloop. It must be lane 0: the
+  // pipeline arms a stage's full barrier from its leader thread (threadIdx.x % 128 == 0) only, and a
+  // stage never armed would leave the consumers in their (bounded, reported) full-barrier wait.
   const bool elected = cute::elect_one_sync() != 0;
   Mainloop mainloop;
   auto load_inputs = Traits::load_tensors(mainloop, p);
@@ -338,7 +340,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         const int stage = write.index();
         if (elected) {
           // (Unbounded, CUTLASS's wait: the one thread that issues the loads bounds a convolution's
-          // mainloop, and a bounded acquire here made conv pairs 5-16% slower -- bounded-waits-ab
+          // mainloop, and a bounded acquire here made conv pairs 1-16% slower -- bounded-waits-ab
           // results. A stage the consumers never release means they are stuck, in a bounded wait or
           // where Chain::check's deadline sees it.)
           pipeline.producer_acquire(write);
