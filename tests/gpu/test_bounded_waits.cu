@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 
 #include "braid/core/barrier_wait.cuh"
@@ -89,6 +90,17 @@ struct ReleaseFlag {
   ~ReleaseFlag() { cudaFreeHost(host); }
 };
 
+// chain.check(s) must throw a SyncError whose message holds every one of `needles`.
+void expect_stuck(Chain& chain, cudaStream_t s, const char* what, std::initializer_list<const char*> needles) {
+  try {
+    chain.check(s);
+    ADD_FAILURE() << what << " was not reported";
+  } catch (const SyncError& e) {
+    const std::string m = e.what();
+    for (const char* n : needles) EXPECT_NE(m.find(n), std::string::npos) << "'" << n << "' not in: " << m;
+  }
+}
+
 class BoundedWaits : public GpuTest {};
 
 TEST_F(BoundedWaits, StuckBarrierIsReportedWhileTheKernelRuns) {
@@ -100,18 +112,9 @@ TEST_F(BoundedWaits, StuckBarrierIsReportedWhileTheKernelRuns) {
   const uint32_t* flag = release.dev;
   chain->set_launcher(0, [flag](const LaunchCtx& c) { launch_kernel(c, stuck_on_barrier_kernel, dim3(1), dim3(32), 0, c.params, flag); });
   chain->run(s, Ordering::PDL);
-  try {
-    chain->check(s);
-    FAIL() << "a kernel stuck on a barrier was not reported";
-  } catch (const SyncError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("is stuck"), std::string::npos) << m;
-    EXPECT_NE(m.find("a barrier wait reported itself stuck"), std::string::npos) << m;
-    EXPECT_NE(m.find("stage 'stage0' CTA 0"), std::string::npos) << m;
-    EXPECT_NE(m.find("pipeline full barrier"), std::string::npos) << m;
-    EXPECT_NE(m.find("slot 3, phase parity 0, unit tile (1,2,0)"), std::string::npos) << m;
-    EXPECT_NE(m.find("0 runs completed"), std::string::npos) << m;
-  }
+  expect_stuck(*chain, s, "a kernel stuck on a barrier",
+               {"is stuck", "a barrier wait reported itself stuck", "stage 'stage0' CTA 0", "pipeline full barrier",
+                "slot 3, phase parity 0, unit tile (1,2,0)", "0 runs completed"});
   EXPECT_TRUE(chain->stuck());
   EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady) << "the kernel should still be waiting";
   EXPECT_NE(chain->diagnose().find("pipeline full barrier"), std::string::npos);
@@ -132,16 +135,9 @@ TEST_F(BoundedWaits, ChainThatStopsMovingMidRunIsReported) {
   });
   chain->set_launcher(1, [flag](const LaunchCtx& c) { launch_kernel(c, spin_unbounded_kernel, dim3(1), dim3(32), 0, c.params, flag); });
   chain->run(s, Ordering::PDL);
-  try {
-    chain->check(s);
-    FAIL() << "a chain that stopped moving part-way through a run was not reported";
-  } catch (const SyncError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("nothing in the chain moved for 60 ms"), std::string::npos) << m;
-    EXPECT_NE(m.find("stage 0 'stage0': 1 runs completed"), std::string::npos) << m;
-    EXPECT_NE(m.find("stage 1 'stage1': 0 runs completed"), std::string::npos) << m;
-    EXPECT_NE(m.find("no wait has reported a failure"), std::string::npos) << m;
-  }
+  expect_stuck(*chain, s, "a chain that stopped moving part-way through a run",
+               {"nothing in the chain moved for 60 ms", "stage 0 'stage0': 1 runs completed",
+                "stage 1 'stage1': 0 runs completed", "no wait has reported a failure"});
   EXPECT_TRUE(chain->stuck());
   release.set();
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
