@@ -1,0 +1,363 @@
+// Microbenchmark: how fast can TMA stream a weight matrix W[K, N] (fp16, row-major) into shared memory,
+// and which access pattern gets there? The question behind it (docs/skinny-gemm.md): braid's skinny
+// GEMM streams GPT-3's W1 (151 MB) in 57-60 us (2.5-2.65 TB/s), cuBLAS's split-K kernel in ~52 us.
+// Is the gap in the access pattern (2-D boxes of 256-byte row segments of a row-major W) or in the
+// kernel around it (ring, start-up, tail)? No MMA here: only the loads, the skinny GEMM's ring, and a
+// light read of each stage by every thread.
+//
+// Patterns of a unit (64 rows of W x 128 columns = 16 KB, the skinny GEMM's chunk):
+//   box2     two 64x64 boxes, 128-byte swizzle (the skinny GEMM's loads)
+//   box1     one 128-column x 64-row box, no swizzle (256-byte box rows)
+//   panel    W packed as 64-column panels [N/64][K][64]: two 64x64 boxes of a 3-D map, 8 KB contiguous each
+//   bulk     W packed unit by unit: one 16 KB cp.async.bulk of contiguous bytes (the ceiling)
+// Work assignment over the CTAs (units are tiles of 128 columns x K-chunks of 64 rows):
+//   aligned  tiles x S CTAs, CTA (t, s) streams K range s of tile t (the skinny GEMM's "a" configs)
+//   streamk  units tile by tile, CTA j the contiguous range [jU/G, (j+1)U/G) ("p" configs)
+//   kmajor   units chunk by chunk (whole rows of W first), CTA j a contiguous range
+// Rings: "sync" = the skinny GEMM's (__syncthreads, then thread 0 refills the stage consumed last:
+// STAGES-1 units in flight); "ws" = a producer warp refilling a stage as soon as its consumers
+// release it (empty mbarriers: STAGES in flight).
+// Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
+// device-to-device copy bandwidth of the harness for reference. Not part of the library.
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps]
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "braid/bench/harness.cuh"
+#include "braid/kernels/attention/mma_sm80.cuh"
+#include "braid/kernels/common/tma_sm90.cuh"
+#include "braid/kernels/skinny/skinny_op.hpp"
+
+namespace {
+
+using namespace braid;
+
+constexpr int kUnitBytes = 64 * 128 * 2;
+constexpr int kThreads = 256;
+
+enum Pattern { kBox2 = 0, kBox1 = 1, kPanel = 2, kBulk = 3 };
+enum Assign { kAligned = 0, kStreamK = 1, kKMajor = 2 };
+const char* pattern_name(int p) { return p == kBox2 ? "box2" : p == kBox1 ? "box1" : p == kPanel ? "panel" : "bulk"; }
+const char* assign_name(int a) { return a == kAligned ? "aligned" : a == kStreamK ? "streamk" : "kmajor"; }
+
+struct Params {
+  CUtensorMap map;    // box2 / box1 / panel
+  CUtensorMap x_map;  // X [8 rows, K], 64-column boxes (consumers that load X)
+  const uint8_t* flat = nullptr;  // bulk
+  int tiles = 0, cpt = 0, splits = 1;
+  int pattern = kBox2, assign = kAligned;
+  uint32_t* sink = nullptr;
+};
+
+__device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+               : "memory");
+}
+__device__ __forceinline__ void load_3d(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2),
+      "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+      : "memory");
+}
+
+// The CTA's units: [begin, end) of the assignment's order; unit index -> (tile, chunk).
+struct Range {
+  uint32_t begin, end;
+};
+__device__ __forceinline__ Range my_range(const Params& p) {
+  const uint32_t G = gridDim.x, j = blockIdx.x;
+  if (p.assign == kAligned) {
+    const uint32_t t = j / p.splits, s = j % p.splits;
+    const uint32_t b = t * p.cpt + s * p.cpt / p.splits, e = t * p.cpt + (s + 1) * p.cpt / p.splits;
+    return {b, e};
+  }
+  const uint64_t U = uint64_t(p.tiles) * p.cpt;
+  return {uint32_t(j * U / G), uint32_t((j + 1) * U / G)};
+}
+__device__ __forceinline__ void unit_coords(const Params& p, uint32_t u, int& t, int& k) {
+  if (p.assign == kKMajor) {
+    t = int(u % p.tiles);
+    k = int(u / p.tiles);
+  } else {
+    t = int(u / p.cpt);
+    k = int(u % p.cpt);
+  }
+}
+
+__device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst, uint64_t* bar, bool with_x) {
+  int t, k;
+  unit_coords(p, u, t, k);
+  tma::arrive_expect_tx(bar, kUnitBytes + (with_x ? 8 * 128 : 0));
+  if (with_x) tma::load_2d(dst + kUnitBytes, &p.x_map, k * 64, 0, bar, tma::policy_evict_last());
+  switch (p.pattern) {
+    case kBox2:
+      tma::load_2d(dst, &p.map, t * 128, k * 64, bar, tma::policy_evict_first());
+      tma::load_2d(dst + kUnitBytes / 2, &p.map, t * 128 + 64, k * 64, bar, tma::policy_evict_first());
+      break;
+    case kBox1:
+      tma::load_2d(dst, &p.map, t * 128, k * 64, bar, tma::policy_evict_first());
+      break;
+    case kPanel:
+      load_3d(dst, &p.map, 0, k * 64, 2 * t, bar);
+      load_3d(dst + kUnitBytes / 2, &p.map, 0, k * 64, 2 * t + 1, bar);
+      break;
+    default:
+      bulk_load(dst, p.flat + (size_t(t) * p.cpt + k) * kUnitBytes, kUnitBytes, bar);
+  }
+}
+
+// CONSUME: 0 = every thread reads 64 bytes of the stage; 1 = also an X box per unit (8 rows x 64
+// columns, from L2) on the same barrier; 2 = X box + the skinny GEMM's consumer (ldmatrix + mma.sync
+// of 8 warps x 16 columns, M = 8; box2 layout).
+template <int STAGES, bool WS, int CONSUME = 0>
+__global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(const __grid_constant__ Params p) {
+  constexpr int kStageBytes = kUnitBytes + (CONSUME > 0 ? 1024 : 0);
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
+  uint8_t* smem = smem_raw + ((1024 - uint32_t(__cvta_generic_to_shared(smem_raw)) % 1024) % 1024);
+  const uint32_t ring = uint32_t(__cvta_generic_to_shared(smem));
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      tma::init(&full[s], 1);
+      tma::init(&empty[s], kThreads / 32);
+    }
+    tma::fence_init();
+    if (p.pattern != kBulk) tma::prefetch_map(&p.map);
+    if (CONSUME > 0) tma::prefetch_map(&p.x_map);
+  }
+  __syncthreads();
+  const Range r = my_range(p);
+  const int n = int(r.end - r.begin);
+  uint32_t acc = 0;
+  float facc[4] = {0.f, 0.f, 0.f, 0.f};
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  auto consume = [&](int i) {
+    tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+    if constexpr (CONSUME < 2) {  // every thread reads 64 bytes of the stage
+      const uint4* st = reinterpret_cast<const uint4*>(smem + (i % STAGES) * kStageBytes);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const uint4 v = st[threadIdx.x + q * kThreads];
+        acc ^= v.x + v.y + v.z + v.w;
+      }
+    } else {  // the skinny GEMM's inner loop (skinny_gemm.cuh), M = 8
+      namespace mma = braid::attention::mma;
+      const uint32_t w_st = ring + uint32_t(i % STAGES) * kStageBytes, x_st = w_st + kUnitBytes;
+#pragma unroll
+      for (int kp = 0; kp < 2; ++kp) {
+        uint32_t xb[4];
+        const int m = lane & 7, c = 4 * kp + (lane >> 3);
+        mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), cc = 2 * warp + (q & 1);
+          uint32_t a[4];
+          mma::ldsm_x4_trans(w_st + (cc / 8) * (kUnitBytes / 2) + r * 128 + (((cc % 8) ^ (r & 7)) << 4), a);
+          mma::Mma<__half>::run(facc, a, xb[2 * h], xb[2 * h + 1]);
+        }
+      }
+    }
+  };
+  if constexpr (WS) {
+    if (threadIdx.x >= kThreads) {  // the producer warp
+      if (threadIdx.x == kThreads)
+        for (int i = 0; i < n; ++i) {
+          if (i >= STAGES) tma::wait(&empty[i % STAGES], uint32_t(i / STAGES - 1) & 1u);
+          issue(p, r.begin + i, ring + (i % STAGES) * kStageBytes, &full[i % STAGES], CONSUME > 0);
+        }
+      return;
+    }
+    for (int i = 0; i < n; ++i) {
+      consume(i);
+      __syncwarp();
+      if (threadIdx.x % 32 == 0) tma::arrive(&empty[i % STAGES]);
+    }
+  } else {
+    if (threadIdx.x == 0)
+      for (int i = 0; i < min(STAGES - 1, n); ++i)
+        issue(p, r.begin + i, ring + (i % STAGES) * kStageBytes, &full[i % STAGES], CONSUME > 0);
+    for (int i = 0; i < n; ++i) {
+      __syncthreads();  // stage i - 1 is consumed by every thread
+      if (threadIdx.x == 0 && i + STAGES - 1 < n)
+        issue(p, r.begin + i + STAGES - 1, ring + ((i + STAGES - 1) % STAGES) * kStageBytes,
+              &full[(i + STAGES - 1) % STAGES], CONSUME > 0);
+      consume(i);
+    }
+  }
+  if (acc == 0x9e3779b9u || facc[0] + facc[1] + facc[2] + facc[3] == 1234.5f) *p.sink = acc;
+}
+
+using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
+                            const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                            CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+Encode encoder() {
+  static Encode e = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+      std::fprintf(stderr, "cuTensorMapEncodeTiled unavailable\n");
+      std::exit(1);
+    }
+    return reinterpret_cast<Encode>(fn);
+  }();
+  return e;
+}
+
+void encode(CUtensorMap& m, void* base, int rank, const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+            CUtensorMapSwizzle sw) {
+  const cuuint32_t estr[3] = {1, 1, 1};
+  const CUresult r = encoder()(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, cuuint32_t(rank), base, dims, strides, box, estr,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (%d)\n", int(r));
+    std::exit(1);
+  }
+}
+
+template <int STAGES, bool WS, int CONSUME = 0>
+float run_one(bench::Timer& timer, cudaStream_t s, const Params& p, int ctas, int ctas_per_sm, int reps) {
+  const size_t smem = size_t(STAGES) * (kUnitBytes + (CONSUME > 0 ? 1024 : 0)) + 1024;
+  auto k = stream_kernel<STAGES, WS, CONSUME>;
+  BRAID_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  int fit = 0;
+  BRAID_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kThreads + (WS ? 32 : 0), smem));
+  if (fit < ctas_per_sm) return -1.f;  // does not fit
+  auto launch = [&] {
+    k<<<ctas, kThreads + (WS ? 32 : 0), smem, s>>>(p);
+    BRAID_CUDA_CHECK(cudaGetLastError());
+  };
+  return float(timer.median_us(launch, reps));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 15;
+  const bool all_patterns = argc > 2 && std::string(argv[2]) == "all";
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  cudaDeviceProp prop;
+  BRAID_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  const bench::Ceilings c = bench::measure_ceilings(s);
+  std::printf("# %s: %d SMs, copy bandwidth %.2f TB/s (read + write); reps %d, L2 evicted before each\n", prop.name, sms,
+              c.tbps, reps);
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  const Shape shapes[] = {{"gpt3-W1", 12288, 6144}, {"llama-W1", 8192, 5504}, {"llama-W2", 2752, 8192}};
+  uint32_t* sink;
+  BRAID_CUDA_CHECK(cudaMalloc(&sink, 4));
+  bench::Timer timer(s);
+  std::printf("%-9s %-6s %-8s %-4s %6s %4s %7s %9s %7s\n", "shape", "pattern", "assign", "ring", "stages", "cps", "ctas",
+              "us", "TB/s");
+  for (const Shape& sh : shapes) {
+    const int tiles = (sh.N + 127) / 128, cpt = (sh.K + 63) / 64;
+    const size_t bytes = size_t(tiles) * cpt * kUnitBytes;  // (N, K multiples of 128 / 64 here but llama-W1)
+    void* W;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, bytes));
+    fill_random(static_cast<__half*>(W), bytes / 2, 7, 1.f, s);
+    const double w_bytes = double(sh.K) * sh.N * 2;
+    void *X, *Y;  // 8 rows of X (for the consumers that load it and the skinny GEMM), its output
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(8) * sh.K * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(8) * sh.N * 2));
+    fill_random(static_cast<__half*>(X), size_t(8) * sh.K, 8, 1.f, s);
+    CUtensorMap x_map;
+    {
+      const cuuint64_t dims[2] = {cuuint64_t(sh.K), 8}, strides[1] = {cuuint64_t(sh.K) * 2};
+      const cuuint32_t box[2] = {64, 8};
+      encode(x_map, X, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+    for (int pattern = 0; pattern < (all_patterns ? 4 : 1); ++pattern) {
+      Params p;
+      p.tiles = tiles;
+      p.cpt = cpt;
+      p.pattern = pattern;
+      p.sink = sink;
+      p.flat = static_cast<const uint8_t*>(W);
+      p.x_map = x_map;
+      if (pattern == kBox2 || pattern == kBox1) {
+        const cuuint64_t dims[2] = {cuuint64_t(sh.N), cuuint64_t(sh.K)}, strides[1] = {cuuint64_t(sh.N) * 2};
+        const cuuint32_t box[2] = {pattern == kBox2 ? 64u : 128u, 64u};
+        encode(p.map, W, 2, dims, strides, box, pattern == kBox2 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE);
+      } else if (pattern == kPanel) {  // (the same buffer read as panels: the layout's bytes, not its values, matter)
+        const cuuint64_t dims[3] = {64, cuuint64_t(cpt) * 64, cuuint64_t(tiles) * 2},
+                         strides[2] = {128, cuuint64_t(cpt) * 64 * 128};
+        const cuuint32_t box[3] = {64, 64, 1};
+        encode(p.map, W, 3, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+      }
+      for (int assign = 0; assign < (all_patterns ? 3 : 1); ++assign) {
+        if (pattern == kBulk && assign == kKMajor) continue;
+        for (int cps : {1, 2}) {
+          p.assign = assign;
+          int ctas = cps * sms;
+          if (assign == kAligned) {
+            p.splits = std::max(1, cps * sms / tiles);
+            ctas = tiles * p.splits;
+          }
+          const struct {
+            int stages;
+            bool ws;
+          } rings[] = {{4, false}, {6, false}, {4, true}, {6, true}};
+          for (const auto& rg : rings) {
+            float us = -1;
+            if (rg.ws)
+              us = rg.stages == 4 ? run_one<4, true>(timer, s, p, ctas, cps, reps) : run_one<6, true>(timer, s, p, ctas, cps, reps);
+            else
+              us = rg.stages == 4 ? run_one<4, false>(timer, s, p, ctas, cps, reps) : run_one<6, false>(timer, s, p, ctas, cps, reps);
+            if (us < 0) continue;
+            std::printf("%-9s %-6s %-8s %-4s %6d %4d %7d %9.1f %7.2f\n", sh.name, pattern_name(pattern), assign_name(assign),
+                        rg.ws ? "ws" : "sync", rg.stages, cps, ctas, us, w_bytes / (us * 1e-6) / 1e12);
+            std::fflush(stdout);
+          }
+          if (pattern == kBox2 && assign == kAligned)  // + X loads, + the skinny GEMM's MMA (4 stages)
+            for (int consume = 1; consume <= 2; ++consume)
+              for (bool ws : {false, true}) {
+                float us = consume == 1 ? (ws ? run_one<4, true, 1>(timer, s, p, ctas, cps, reps) : run_one<4, false, 1>(timer, s, p, ctas, cps, reps))
+                                        : (ws ? run_one<4, true, 2>(timer, s, p, ctas, cps, reps) : run_one<4, false, 2>(timer, s, p, ctas, cps, reps));
+                if (us < 0) continue;
+                std::printf("%-9s %-6s %-8s %-4s %6d %4d %7d %9.1f %7.2f\n", sh.name, consume == 1 ? "box2+x" : "+x+mma",
+                            assign_name(assign), ws ? "ws" : "sync", 4, cps, ctas, us, w_bytes / (us * 1e-6) / 1e12);
+                std::fflush(stdout);
+              }
+        }
+      }
+    }
+    // braid's skinny GEMM on the same W (M = 8, no activation), as braid-bench-mlp launches it alone.
+    for (const char* cfg : {"a1s4", "a2s4", "p1s4", "a1s4-dsm"}) {
+      skinny::SkinnyGemmOp g;
+      const std::string why = g.prepare({hopper::DType::F16, X, W, Y, 8, sh.N, sh.K, hopper::Activation::None},
+                                        skinny::parse_skinny_config(cfg));
+      if (!why.empty()) {
+        std::printf("%-9s skinny-%s: %s\n", sh.name, cfg, why.c_str());
+        continue;
+      }
+      const float us = float(timer.median_us([&] { g.run(s); }, reps));
+      std::printf("%-9s %-6s %-8s %-4s %6d %4d %7d %9.1f %7.2f\n", sh.name, "skinny", cfg, "sync", 4, g.ctas_per_sm(),
+                  g.ctas(), us, w_bytes / (us * 1e-6) / 1e12);
+    }
+    cudaFree(X);
+    cudaFree(Y);
+    // Reference: a device-to-device copy of the same bytes (timed as above).
+    void* D;
+    BRAID_CUDA_CHECK(cudaMalloc(&D, bytes));
+    const float cu = float(timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(D, W, bytes, cudaMemcpyDeviceToDevice, s)); }, reps));
+    std::printf("%-9s memcpy D2D %.1f us: %.2f TB/s read (%.2f read + written)\n", sh.name, cu, bytes / (cu * 1e-6) / 1e12,
+                2 * bytes / (cu * 1e-6) / 1e12);
+    cudaFree(D);
+    cudaFree(W);
+  }
+  return 0;
+}
