@@ -497,6 +497,14 @@ int main(int argc, char** argv) {
           add_variant(Sy::TileSync, Ordering::StreamOrder, false, true, *k1, *k2);
           add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, *k1, *k2);
         }
+        // A skinny first GEMM under PDL alone also with the late trigger (SkinnyConfig::late_trigger): it
+        // helps when the second GEMM's CTAs can share the SMs, and costs otherwise.
+        for (size_t i = 0, n = variants.size(); i < n; ++i)
+          if (variants[i].pdl_only && variants[i].g1.is_skinny && !variants[i].g1.skinny_config.late_trigger) {
+            workloads::GemmChoice lt = variants[i].g1;
+            lt.skinny_config.late_trigger = true;
+            add_variant(variants[i].sync, variants[i].ordering, true, variants[i].weights_first, lt, variants[i].g2);
+          }
         // Baseline output: braid's kernels in stream order.
         std::vector<std::unique_ptr<Mlp>> mlps;
         for (const auto& v : variants) mlps.push_back(std::make_unique<Mlp>(problem_for(v), v));

@@ -167,6 +167,37 @@ int SkinnyGemmOp::ctas() const { return ready(impl_).ctas; }
 int SkinnyGemmOp::ctas_per_sm() const { return ready(impl_).per_sm; }
 std::string SkinnyGemmOp::name() const { return ready(impl_).config.name(); }
 
+// SkinnyConfig::late_trigger: a PDL primary triggers its dependents kTriggerLeadNs before its CTAs'
+// streams end instead of at block start. Why: a dependent launched at block start is resident the whole time (a 1-CTA-per-SM primary leaves
+// room for it), so its weights-first loads compete with the primary's stream, and its griddepcontrol.wait
+// still returns only after the primary's reduction tail, while DRAM idles. Triggered late, its CTAs
+// arrive (a PDL launch takes a few microseconds) and issue their first stages of weights during that
+// tail. Measured on the H100 (LLaMA MLP, T = 1 and 8, PDL alone, skinny-a1s4 + skinny-a1s4-dsm, two
+// rounds): trigger 4 units before the end 55.0-55.4 us, 8 units 53.7-54.4, 16 units 55.2-55.9, at block
+// start 55.6-55.9 (bench/results/skinny-tail-h100-20261124/). A unit is 16 KB of W per CTA. Not the
+// default: with 8 stages, or a Hopper GEMM as the dependent (which cannot share the SM, so its launch
+// is no longer hidden), the same chains ran 2-6% slower; the MLP benchmark tries both.
+constexpr double kTriggerLeadNs = 5500;
+constexpr double kStreamBytesPerNs = 3000;  // (the H100's measured copy bandwidth: a unit's time at ctas CTAs)
+static int trigger_lead_units(int ctas) {
+  const double unit_ns = double(ctas) * SkinnySmem<8, 4>::kWBytes / kStreamBytesPerNs;
+  return std::max(1, int(kTriggerLeadNs / unit_ns + 0.5));
+}
+
+static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ctx) {
+  if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
+    launch_kernel_clustered(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
+                            i.p, ctx.params);
+    return;
+  }
+  SkinnyParams p = i.p;
+  p.pdl_trigger_units = trigger_lead_units(i.ctas);
+  StageParams late = ctx.params;
+  late.flags &= ~kPdlTrigger;
+  launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
+                          dim3(uint32_t(i.cluster), 1, 1), p, late);
+}
+
 void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
   const Impl& i = ready(impl_);
   const StageParams& sp = ctx.params;
@@ -174,8 +205,7 @@ void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
     throw std::invalid_argument("skinny::SkinnyGemmOp: the stage's grid/tile shape is not this op's");
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the stream-K order");
   if (sp.has(kSync) && sp.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyGemmOp: only X may be produced");
-  launch_kernel_clustered(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
-                          i.p, sp);
+  launch_late_trigger(i, ctx);
 }
 
 void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -184,8 +214,7 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
-                          dim3(uint32_t(i.cluster), 1, 1), i.p, sp);
+  launch_late_trigger(i, LaunchCtx{s, pdl, sp});
 }
 
 }  // namespace braid::skinny

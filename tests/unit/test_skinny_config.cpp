@@ -33,10 +33,16 @@ TEST(SkinnyConfig, NamesRoundTrip) {
   EXPECT_EQ(d.stages, 6);
   EXPECT_EQ(d.name(), "skinny-a2s6-dsm");
   EXPECT_FALSE(parse_skinny_config("a2s6").dsmem);
+  const SkinnyConfig lt = parse_skinny_config("skinny-a1s4-dsm-lt");  // the late PDL trigger
+  EXPECT_TRUE(lt.dsmem && lt.late_trigger && lt.aligned);
+  EXPECT_EQ(lt.name(), "skinny-a1s4-dsm-lt");
+  EXPECT_TRUE(parse_skinny_config("a1s4-lt").late_trigger && !parse_skinny_config("a1s4-lt").dsmem);
+  EXPECT_FALSE(parse_skinny_config("a1s4-dsm").late_trigger);
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {
-  for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4", "a1s4-", "a1s4-dsmx", "a1s4dsm"}) {
+  for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4", "a1s4-", "a1s4-dsmx", "a1s4dsm",
+                          "a1s4-lt-dsm", "a1s4-ltx", "a1s4-lt-lt"}) {
     EXPECT_THROW(parse_skinny_config(bad), std::invalid_argument) << bad;
   }
 }

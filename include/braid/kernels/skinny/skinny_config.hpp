@@ -23,15 +23,19 @@ struct SkinnyConfig {
   // partial sums through distributed shared memory (rank = K order), instead of storing them to global
   // memory for the tile's last CTA to arrive: no fence, atomic or dependent global loads at the tail.
   bool dsmem = false;
+  // As a PDL primary ("-lt"): trigger the dependent launch a few microseconds before the CTAs' streams
+  // end instead of at block start (SkinnyGemmOp::launch says why). Only the launch timing differs.
+  bool late_trigger = false;
   // "skinny-p2s4" (stream-K over 2 CTAs per SM), "skinny-a1s4" (aligned split, <= 1 per SM), or
   // "skinny-c37s4" (37 CTAs).
   std::string name() const {
     const std::string how = ctas > 0 ? "c" + std::to_string(ctas) : (aligned ? "a" : "p") + std::to_string(ctas_per_sm);
-    return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "");
+    return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "") + (late_trigger ? "-lt" : "");
   }
 };
 
-// "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "c48s8" -> the configuration (throws std::invalid_argument otherwise).
+// "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-lt" / "c48s8" -> the configuration (throws
+// std::invalid_argument otherwise).
 inline SkinnyConfig parse_skinny_config(std::string s) {
   if (s.rfind("skinny-", 0) == 0) s = s.substr(7);
   const size_t at = s.find('s');
@@ -43,9 +47,13 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
   const long n = std::strtol(s.c_str() + 1, &end, 10);
   if (end != s.c_str() + at || n < 1) throw std::invalid_argument("skinny config '" + s + "': bad CTA count");
   const long st = std::strtol(s.c_str() + at + 1, &end, 10);
-  if (std::string(end) == "-dsm") {  // the cluster reduction
+  if (std::string(end).rfind("-dsm", 0) == 0) {  // the cluster reduction
     c.dsmem = true;
     end += 4;
+  }
+  if (std::string(end) == "-lt") {  // the late PDL trigger
+    c.late_trigger = true;
+    end += 3;
   }
   if (*end != '\0' || st < 1) throw std::invalid_argument("skinny config '" + s + "': bad stage count");
   if (s[0] == 'c') c.ctas = int(n);

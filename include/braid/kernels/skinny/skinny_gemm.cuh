@@ -63,6 +63,9 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   hopper::Activation act = hopper::Activation::None;
   int tiles = 0, chunks_per_tile = 0;  // tiles = ceil(N / 128), chunks_per_tile = ceil(K / 64)
   int cluster_reduce = 0;              // 1: a tile's CTAs are one cluster, reduced through DSMEM (SkinnyConfig::dsmem)
+  // > 0: a PDL trigger (kPdlTrigger, then cleared from the stage's flags) issued when the CTA starts its
+  // pdl_trigger_units-th unit before the last, instead of at block start (SkinnyGemmOp::launch).
+  int pdl_trigger_units = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches
 };
@@ -282,12 +285,14 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     float4* mine = slot_of(me);
 #pragma unroll
     for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
-    __threadfence();
+    // One thread's acq_rel atomic between two CTA barriers publishes every thread's partial (release,
+    // cumulative through the barrier) and, in the last CTA to arrive, makes the others' partials
+    // visible to all its threads (acquire, then the barrier) -- no per-thread fences: at the end of
+    // the kernel the store -> fence -> atomic -> load chain is the tail the DRAM stream waits for.
     __syncthreads();
-    if (tid == 0) s_last = atomicAdd(p.arrivals + t, 1u) == last - first ? 1u : 0u;
+    if (tid == 0) s_last = ptx::atom_add_acq_rel(p.arrivals + t, 1u) == last - first ? 1u : 0u;
     __syncthreads();
     if (s_last == 0) return;
-    __threadfence();
     if (tid == 0) p.arrivals[t] = 0;
     float sum[MB][4];
 #pragma unroll
@@ -315,6 +320,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
 
   uint32_t seg_start = u_begin;
   for (int i = 0; i < n_units; ++i) {
+    if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
     __syncthreads();  // stage i - 1 (refilled below) is consumed by every warp
     if (const int nx = i + STAGES - 1; nx < n_units) {
       load_w(nx);
