@@ -168,9 +168,10 @@ int SkinnyGemmOp::ctas_per_sm() const { return ready(impl_).per_sm; }
 std::string SkinnyGemmOp::name() const { return ready(impl_).config.name(); }
 
 // SkinnyConfig::late_trigger: a PDL primary triggers its dependents kTriggerLeadNs before its CTAs'
-// streams end instead of at block start. Why: a dependent launched at block start is resident the whole time (a 1-CTA-per-SM primary leaves
-// room for it), so its weights-first loads compete with the primary's stream, and its griddepcontrol.wait
-// still returns only after the primary's reduction tail, while DRAM idles. Triggered late, its CTAs
+// streams end instead of at block start. Why: a dependent launched at block start is resident the whole
+// time (a 1-CTA-per-SM primary leaves room for it), so its weights-first loads compete with the primary's
+// stream, and its griddepcontrol.wait still returns only after the primary's reduction tail, while DRAM
+// idles. Triggered late, its CTAs
 // arrive (a PDL launch takes a few microseconds) and issue their first stages of weights during that
 // tail. Measured on the H100 (LLaMA MLP, T = 1 and 8, PDL alone, skinny-a1s4 + skinny-a1s4-dsm, two
 // rounds): trigger 4 units before the end 55.0-55.4 us, 8 units 53.7-54.4, 16 units 55.2-55.9, at block

@@ -718,6 +718,13 @@ std::vector<MlpVariant> skinny_variants() {
   pdl_only.g1 = GemmChoice::skinny();
   pdl_only.g2 = GemmChoice::skinny();
   v.push_back(pdl_only);
+  skinny::SkinnyConfig late{1, 4, 0, true};  // the late PDL trigger, under PDL alone and under TileSync + PDL
+  late.late_trigger = true;
+  MlpVariant late_pdl_only = pdl_only, late_sync;
+  late_pdl_only.g1 = late_sync.g1 = GemmChoice::skinny(late);
+  late_sync.g2 = GemmChoice::skinny();
+  v.push_back(late_pdl_only);
+  v.push_back(late_sync);
   return v;
 }
 
