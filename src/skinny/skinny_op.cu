@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "braid/kernels/skinny/skinny_gemm.cuh"
+#include "braid/kernels/skinny/skinny_chain.cuh"
 #include "braid/runtime/chain.cuh"
 
 namespace braid::skinny {
@@ -161,6 +161,7 @@ static const SkinnyGemmOp::Impl& ready(const std::unique_ptr<SkinnyGemmOp::Impl>
   return *i;
 }
 
+const SkinnyGemmOp::Impl& SkinnyGemmOp::impl() const { return ready(impl_); }
 Grid SkinnyGemmOp::grid() const { return ready(impl_).grid; }
 TileShape SkinnyGemmOp::tile() const { return ready(impl_).tile; }
 int SkinnyGemmOp::ctas() const { return ready(impl_).ctas; }
@@ -216,6 +217,113 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
   launch_late_trigger(i, LaunchCtx{s, pdl, sp});
+}
+
+
+// ---- SkinnyChainOp ----------------------------------------------------------------------------------
+
+using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
+
+struct SkinnyChainOp::Impl {
+  SkinnyGemmOp g[2];  // own the tensor maps and the split-K workspaces
+  SkinnyChainParams p;
+  ChainKernelFn kernel = nullptr;
+  int ctas = 0, per_sm = 1;
+  size_t smem = 0;
+  std::string name;
+};
+
+SkinnyChainOp::SkinnyChainOp() = default;
+SkinnyChainOp::~SkinnyChainOp() = default;
+SkinnyChainOp::SkinnyChainOp(SkinnyChainOp&&) noexcept = default;
+SkinnyChainOp& SkinnyChainOp::operator=(SkinnyChainOp&&) noexcept = default;
+
+template <class T, int MR>
+static ChainKernelFn pick_chain_stages(int stages) {
+  return stages == 8 ? skinny_chain_kernel<T, MR, 8>
+                     : stages == 6 ? skinny_chain_kernel<T, MR, 6> : skinny_chain_kernel<T, MR, 4>;
+}
+template <class T>
+static ChainKernelFn pick_chain(int mr, int stages) {
+  switch (mr) {
+    case 8: return pick_chain_stages<T, 8>(stages);
+    case 16: return pick_chain_stages<T, 16>(stages);
+    case 32: return pick_chain_stages<T, 32>(stages);
+    default: return pick_chain_stages<T, 64>(stages);
+  }
+}
+
+std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfig& c1, const hopper::GemmArgs& a2,
+                                   const SkinnyConfig& c2) {
+  if (a2.A != a1.D) return "the fused skinny chain: GEMM 2's X must be GEMM 1's output";
+  if (a1.M != a2.M || a1.dtype != a2.dtype) return "the fused skinny chain: both GEMMs need the same rows and type";
+  const int n_out1 = a1.act == hopper::Activation::SwiGLU ? a1.N / 2 : a1.N;
+  if (a2.K != n_out1) return "the fused skinny chain: GEMM 2's K must be GEMM 1's output width";
+  if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
+  if (a2.act == hopper::Activation::SwiGLU) return "the fused skinny chain: GEMM 2 has no SwiGLU epilogue";
+  auto im = std::make_unique<Impl>();
+  const hopper::GemmArgs* args[2] = {&a1, &a2};
+  const SkinnyConfig* cfg[2] = {&c1, &c2};
+  for (int q = 0; q < 2; ++q) {
+    if (auto why = im->g[q].prepare(*args[q], *cfg[q]); !why.empty()) return "GEMM " + std::to_string(q + 1) + ": " + why;
+    im->p.g[q] = im->g[q].impl().p;
+    im->p.g[q].cluster_reduce = 0;  // (the global reduction: the same bits)
+    im->p.g[q].pdl_trigger_units = 0;
+    im->p.ctas[q] = im->g[q].ctas();
+  }
+  const int mr = a1.M <= 8 ? 8 : a1.M <= 16 ? 16 : a1.M <= 32 ? 32 : 64;
+  im->kernel = a1.dtype == hopper::DType::BF16 ? pick_chain<__nv_bfloat16>(mr, c1.stages) : pick_chain<__half>(mr, c1.stages);
+  im->smem = smem_bytes(mr, c1.stages, a1.act == hopper::Activation::SwiGLU);
+  const size_t smem_max = smem_bytes(mr, c1.stages, true);
+  if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
+    return "cannot set the fused skinny chain's shared memory size (" + std::to_string(smem_max) + " bytes)";
+  int dev = 0, sms = 0, fit = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kChainThreads, im->smem) != cudaSuccess || fit < 1)
+    return "the fused skinny chain does not fit on this GPU";
+  im->ctas = std::max(im->p.ctas[0], im->p.ctas[1]);
+  // Phase 1 waits for tiles of phase 0 that any CTA may hold: every CTA must be resident at once.
+  if (im->ctas > fit * sms)
+    return "the fused skinny chain's " + std::to_string(im->ctas) + " CTAs would not all be resident at once (" +
+           std::to_string(fit * sms) + " fit)";
+  im->per_sm = std::min(fit, (im->ctas + sms - 1) / sms);
+  im->name = "fused:" + c1.name() + "+" + c2.name();
+  impl_ = std::move(im);
+  return "";
+}
+
+static const SkinnyChainOp::Impl& ready(const std::unique_ptr<SkinnyChainOp::Impl>& i) {
+  if (!i) throw std::logic_error("skinny::SkinnyChainOp used before a successful prepare()");
+  return *i;
+}
+
+int SkinnyChainOp::ctas() const { return ready(impl_).ctas; }
+int SkinnyChainOp::ctas_per_sm() const { return ready(impl_).per_sm; }
+std::string SkinnyChainOp::name() const { return ready(impl_).name; }
+void SkinnyChainOp::set_timeline(unsigned long long* stamps) {
+  static_assert(kChainEvents == 6, "skinny_op.hpp documents 6 stamps per CTA");
+  if (!impl_) throw std::logic_error("skinny::SkinnyChainOp used before a successful prepare()");
+  impl_->p.timeline = stamps;
+}
+
+void SkinnyChainOp::launch(const LaunchCtx& ctx0, const StageParams& sp1) const {
+  const Impl& i = ready(impl_);
+  const StageParams& sp0 = ctx0.params;
+  for (int q = 0; q < 2; ++q) {
+    const StageParams& sp = q == 0 ? sp0 : sp1;
+    const Grid g = i.g[q].grid();
+    const TileShape t = i.g[q].tile();
+    if (sp.grid != g || sp.shape.rows != t.rows || sp.shape.cols != t.cols)
+      throw std::invalid_argument("skinny::SkinnyChainOp: stage " + std::to_string(q) + "'s grid/tile shape is not GEMM " +
+                                  std::to_string(q + 1) + "'s");
+    if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyChainOp: tiles follow the stream-K order");
+  }
+  if (!sp0.has(kSync) || !sp1.has(kSync))
+    throw std::invalid_argument("skinny::SkinnyChainOp: both stages need synchronization on (one launch has no stream order)");
+  if (sp1.num_inputs != 1 || sp1.inputs[0].stage_id != sp0.stage_id)
+    throw std::invalid_argument("skinny::SkinnyChainOp: stage 1's one input must be stage 0");
+  if (sp0.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyChainOp: only GEMM 1's X may be produced");
+  launch_kernel(ctx0, i.kernel, dim3(uint32_t(i.ctas)), dim3(kChainThreads), i.smem, i.p, sp0, sp1);
 }
 
 }  // namespace braid::skinny

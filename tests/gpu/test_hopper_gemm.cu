@@ -725,6 +725,25 @@ std::vector<MlpVariant> skinny_variants() {
   late_sync.g2 = GemmChoice::skinny();
   v.push_back(late_pdl_only);
   v.push_back(late_sync);
+  // Both GEMMs in one launch (skinny::SkinnyChainOp): the default split, the K-aligned split, and few
+  // CTAs (every tile cut; the phases on different CTA counts, either way round; RowSync once).
+  MlpVariant fused;  // (one CTA per SM: two of the fused kernel do not fit at 64 rows with SwiGLU)
+  fused.fused = true;
+  fused.g1 = GemmChoice::skinny({1, 4, 0});
+  fused.g2 = GemmChoice::skinny({1, 4, 0});
+  v.push_back(fused);
+  MlpVariant fused_aligned = fused;
+  fused_aligned.g1 = fused_aligned.g2 = GemmChoice::skinny({1, 4, 0, true});
+  v.push_back(fused_aligned);
+  MlpVariant fused_few = fused;
+  fused_few.sync = MlpVariant::Sync::RowSync;
+  fused_few.g1 = GemmChoice::skinny({1, 6, 7});
+  fused_few.g2 = GemmChoice::skinny({1, 6, 11});
+  v.push_back(fused_few);
+  MlpVariant fused_few2 = fused;
+  fused_few2.g1 = GemmChoice::skinny({1, 8, 13});
+  fused_few2.g2 = GemmChoice::skinny({1, 8, 5});
+  v.push_back(fused_few2);
   return v;
 }
 
@@ -753,6 +772,7 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
           MlpVariant stream = v;
           stream.ordering = Ordering::StreamOrder;
           stream.pdl_only = false;
+          stream.fused = false;
           Mlp ref(p, stream);
           b.Y.poison();
           ref.run(nullptr);
@@ -830,6 +850,52 @@ TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("gemm2"), std::string::npos) << msg;
   }
+}
+
+// The fused skinny chain (one launch, two stages): a phase-1 wait that can never be satisfied is
+// reported (stage gemm2) and the kernel finishes, instead of hanging.
+TEST_F(HopperTest, FusedSkinnyStuckWaitReportsInsteadOfHanging) {
+  std::mt19937 rng(6);
+  const int T = 8, H = 512, F = 768;
+  MlpBuffers b(T, H, F, F);
+  b.X.random(rng, 1.0f, DType::F16);
+  b.W1.random(rng, 0.05f, DType::F16);
+  b.W2.random(rng, 0.05f, DType::F16);
+  MlpVariant v;
+  v.fused = true;
+  v.g1 = v.g2 = workloads::GemmChoice::skinny();
+  Mlp m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, v, ChainOptions{true, true, 200, false});
+  // Fault injection: GEMM 1 posts nothing, and GEMM 2 reads its producer's completion from its own
+  // run counter (so the whole-stage fast path never fires either).
+  m.chain().set_params_hook([](int stage, StageParams& sp) {
+    if (stage == 0) sp.sems = nullptr;
+    if (stage == 1) sp.inputs[0].state = sp.state;
+  });
+  m.run(nullptr);
+  try {
+    m.check(nullptr);
+    FAIL() << "expected a SyncError";
+  } catch (const SyncError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("gemm2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("gave up"), std::string::npos) << "a bounded wait should have reported: " << msg;
+  }
+  // After the report the chain runs again, correctly (the hook removed).
+  m.chain().set_params_hook(nullptr);
+  MlpVariant stream = v;
+  stream.fused = false;
+  stream.ordering = Ordering::StreamOrder;
+  Mlp ref({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
+  b.Y.poison();
+  ref.run(nullptr);
+  ref.check(nullptr);
+  b.Y.download();
+  const std::vector<uint16_t> expect = b.Y.h;
+  b.Y.poison();
+  m.run(nullptr);
+  m.check(nullptr);
+  b.Y.download();
+  EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
 }
 
 #endif  // BRAID_HAVE_HOPPER

@@ -428,20 +428,26 @@ __device__ __forceinline__ void post(const StageParams& sp, BlockSync& bs, Tile 
   }
 }
 
+// The block's part of end_block from one thread, for a kernel that finishes a stage while some of its
+// warps still run (skinny_chain.cuh: one launch, two stages): the caller has first synchronized every
+// thread that stored or posted for the stage (the acq_rel atomic then releases their writes).
+__device__ __forceinline__ void end_block_elected(const StageParams& sp, uint64_t epoch) {
+  if (!sp.has(kSync) && !sp.has(kDynamicOrder)) return;
+  const uint32_t prev = ptx::atom_add_acq_rel(&sp.state->blocks_done, 1);
+  if (prev == detail::grid_blocks() - 1) {
+    sp.state->blocks_done = 0;
+    sp.state->tile_ticket = 0;
+    if (sp.has(kSync)) ptx::st_release(&sp.state->run, epoch);
+  }
+}
+
 // Last block of the launch resets the per-launch counters and advances the run count.
 __device__ __forceinline__ void end_block(const StageParams& sp, BlockSync& bs) {
   // Nothing to count in an unsynchronized launch with a static order (no run to advance, no ticket
   // to reset): skip the barrier and the gpu-scope atomic, a measurable part of a short kernel.
   if (!sp.has(kSync) && !sp.has(kDynamicOrder)) return;
   __syncthreads();
-  if (detail::is_thread0()) {
-    const uint32_t prev = ptx::atom_add_acq_rel(&sp.state->blocks_done, 1);
-    if (prev == detail::grid_blocks() - 1) {
-      sp.state->blocks_done = 0;
-      sp.state->tile_ticket = 0;
-      if (sp.has(kSync)) ptx::st_release(&sp.state->run, bs.epoch);
-    }
-  }
+  if (detail::is_thread0()) end_block_elected(sp, bs.epoch);
 }
 
 // One-thread kernel (the paper's stage ordering): holds back the consumer stream until the

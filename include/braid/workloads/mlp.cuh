@@ -42,9 +42,13 @@ struct MlpVariant {
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
   bool pdl_only = false;              // with StreamOrder: GEMM 2 launched with PDL (prologue overlap only)
   bool weights_first = true;          // R: GEMM 2 loads its weights before waiting for Hid
+  // Both GEMMs skinny, as one launch (skinny::SkinnyChainOp): GEMM 2's chunks wait for the Hid tiles
+  // they read inside the kernel. Needs ordering PDL (the chain's semaphores; the launch is stage 0's).
+  bool fused = false;
   // The stages' tile orders are g1.order() and g2.order().
 
   std::string name() const {
+    if (fused) return std::string(sync == Sync::RowSync ? "fused-rowsync/" : "fused-tilesync/") + g1.name() + "+" + g2.name();
     std::string n = ordering == Ordering::StreamOrder ? (pdl_only ? "pdl-only" : "stream")
                                                       : std::string(sync == Sync::RowSync ? "rowsync-" : "tilesync-") +
                                                             ordering_name(ordering);
@@ -83,6 +87,18 @@ class Mlp {
     plan.stages[1].occupancy = uint32_t(g2_.occupancy());
     opt.weights_first = v.weights_first;
     chain_ = std::make_unique<Chain>(plan, std::vector<TileShape>{g1_.tile(), g2_.tile()}, opt);
+    if (v.fused) {
+      BRAID_REQUIRE(v.g1.is_skinny && v.g2.is_skinny && v.ordering == Ordering::PDL,
+                    "Mlp: a fused variant needs two skinny GEMMs and ordering PDL (variant " + v.name() + ")");
+      if (auto why = fused_.prepare({p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act}, v.g1.skinny_config,
+                                    {p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2.skinny_config);
+          !why.empty())
+        throw PlanError("Mlp (fused): " + why);
+      // One launch stands for both stages: stage 0's launcher makes it, with stage 1's parameters too.
+      chain_->set_launcher(0, [this](const LaunchCtx& c) { fused_.launch(c, chain_->params(1, Ordering::PDL)); });
+      chain_->set_launcher(1, [](const LaunchCtx&) {});
+      return;
+    }
     chain_->set_launcher(0, [this](const LaunchCtx& c) { g1_.launch(c); });
     chain_->set_launcher(1, [this](const LaunchCtx& c) { g2_.launch(c); });
   }
@@ -96,6 +112,7 @@ class Mlp {
   Chain& chain() { return *chain_; }
   const GemmStage& gemm1() const { return g1_; }
   const GemmStage& gemm2() const { return g2_; }
+  skinny::SkinnyChainOp& fused_op() { return fused_; }  // (MlpVariant::fused only)
   const MlpProblem& problem() const { return p_; }
   const MlpVariant& variant() const { return v_; }
 
@@ -103,6 +120,7 @@ class Mlp {
   MlpProblem p_;
   MlpVariant v_;
   GemmStage g1_, g2_;
+  skinny::SkinnyChainOp fused_;  // MlpVariant::fused
   std::unique_ptr<Chain> chain_;
 };
 

@@ -10,6 +10,18 @@ constexpr int kMaxRows = 64;    // M <= 64
 constexpr int kTileCols = 128;  // W columns per tile: 8 warps x 16
 constexpr int kChunkK = 64;     // W rows per K-chunk (one ring stage)
 
+// The fused chain's (skinny_chain.cuh) per-CTA %globaltimer stamps of a launch (SkinnyChainOp::
+// set_timeline; diagnosis, braid-bench-mlp --fused-timeline): where the time of each phase goes.
+enum ChainEvent : int {
+  kEvStart = 0,        // kernel entry
+  kEvPhase0Mma,        // the consumers' last phase-0 MMA done
+  kEvPhase0End,        // phase 0 finished (reduction, stores, posts, end_block_elected)
+  kEvPhase1FirstX,     // the producer issued the first phase-1 X chunk (its wait satisfied)
+  kEvPhase1FirstData,  // the consumers have the first phase-1 stage
+  kEvEnd,              // the consumers' last phase-1 tile finished
+  kChainEvents
+};
+
 struct SkinnyConfig {
   int ctas_per_sm = 2;  // persistent CTAs per SM (capped by what fits)
   int stages = 4;       // ring depth: 4, 6 or 8 chunks of 64 W rows (16 KB of W each)

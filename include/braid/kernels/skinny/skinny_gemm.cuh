@@ -91,6 +91,130 @@ __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
 }
 __device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
 
+// A CTA-wide barrier for the helpers below: the plain kernel's __syncthreads, or (warp-specialized
+// kernels: skinny_chain.cuh) a named barrier over the 8 consumer warps only.
+struct CtaBarrier {
+  __device__ __forceinline__ void operator()() const { __syncthreads(); }
+};
+struct ConsumerBarrier {  // named barrier 1 over the kWarps consumer warps
+  __device__ __forceinline__ void operator()() const { ptx::named_barrier_sync(1, kThreads); }
+};
+
+// The MMAs of one ring stage (64 rows of W's 128-column tile, X's MR rows over the same 64 columns):
+// warp `warp` adds its 16 columns' W^T . X^T to acc. Two 16-deep k-steps per X fragment load.
+template <class T, int MR>
+__device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st, uint32_t x_st, int warp, int lane) {
+  using Mma = attention::mma::Mma<T>;
+  constexpr int MB = MR / 8;
+  constexpr int kWBoxBytes = SkinnySmem<MR, 4>::kWBoxBytes;
+#pragma unroll
+  for (int kp = 0; kp < kChunkK / 32; ++kp) {
+    uint32_t xb[MB][4];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
+      const int m = 8 * b + (lane & 7), c = 4 * kp + (lane >> 3);
+      attention::mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb[b]);
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), c = 2 * warp + (q & 1);
+      uint32_t a[4];  // 16-byte chunk c of the 128-column row r: box c / 8, chunk c % 8 of its 128-byte row
+      attention::mma::ldsm_x4_trans(w_st + (c / 8) * kWBoxBytes + r * 128 + (((c % 8) ^ (r & 7)) << 4), a);
+#pragma unroll
+      for (int b = 0; b < MB; ++b) Mma::run(acc[b], a, xb[b][2 * h], xb[b][2 * h + 1]);
+    }
+  }
+}
+
+// Output of a complete tile t from its sums v (all kWarps warps): the activation and the stores. With
+// SwiGLU the "up" warps hand their sums to the "gate" warps through xchg (`bar` between); the caller
+// posts after a barrier, which also retires the hand-over before its reuse.
+template <class T, int MR, class Bar>
+__device__ __forceinline__ void store_tile(const SkinnyParams& p, uint32_t t, const float (&v)[MR / 8][4], float4* xchg,
+                                           int warp, int lane, Bar bar) {
+  using Mma = attention::mma::Mma<T>;
+  constexpr int MB = MR / 8;
+  const int g = lane / 4, c2 = 2 * (lane % 4);
+  T* Y = static_cast<T*>(p.Y);
+  if (p.act == hopper::Activation::SwiGLU) {
+    const int n_out = p.N / 2;
+    if (warp >= kWarps / 2)
+#pragma unroll
+      for (int b = 0; b < MB; ++b)
+        xchg[((warp - kWarps / 2) * MB + b) * 32 + lane] = make_float4(v[b][0], v[b][1], v[b][2], v[b][3]);
+    bar();
+    if (warp < kWarps / 2)
+#pragma unroll
+      for (int b = 0; b < MB; ++b) {
+        const float4 up = xchg[(warp * MB + b) * 32 + lane];
+        const float u4[4] = {up.x, up.y, up.z, up.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
+          if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(v[b][e]) * u4[e]);
+        }
+      }
+  } else {
+    const bool gelu = p.act == hopper::Activation::GeLU;
+#pragma unroll
+    for (int b = 0; b < MB; ++b)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
+        if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
+      }
+  }
+}
+
+// The end of CTA me's segment of a cut tile t (stream-K over G CTAs and U units): leave the partial
+// sums in global memory; the last of the tile's CTAs to arrive adds them all in CTA (= K) order --
+// the same bits whoever arrives last -- into sum and returns true (it finishes the tile).
+// One thread's acq_rel atomic between two CTA barriers publishes every thread's partial (release,
+// cumulative through the barrier) and, in the last CTA to arrive, makes the others' partials
+// visible to all its threads (acquire, then the barrier) -- no per-thread fences: at the end of
+// the kernel the store -> fence -> atomic -> load chain is the tail the DRAM stream waits for.
+template <int MR, class Bar>
+__device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t t, uint32_t me, uint64_t U, uint32_t G,
+                                                const float (&acc)[MR / 8][4], float (&sum)[MR / 8][4],
+                                                uint32_t& s_last, int tid, int warp, int lane, Bar bar) {
+  constexpr int MB = MR / 8;
+  const uint32_t cpt = uint32_t(p.chunks_per_tile);
+  const uint32_t first = owner(uint64_t(t) * cpt, U, G), last = owner(uint64_t(t) * cpt + cpt - 1, U, G);
+  auto slot_of = [&](uint32_t j) {  // a CTA's first tile -> slot 0, its last (cut) tile -> slot 1
+    const uint32_t s = unit_begin(j, U, G) / cpt == t ? 0u : 1u;
+    return p.partials + ((size_t(j) * 2 + s) * kWarps + warp) * MB * 32 + lane;
+  };
+  float4* mine = slot_of(me);
+#pragma unroll
+  for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
+  bar();
+  if (tid == 0) s_last = ptx::atom_add_acq_rel(p.arrivals + t, 1u) == last - first ? 1u : 0u;
+  bar();
+  if (s_last == 0) return false;
+  if (tid == 0) p.arrivals[t] = 0;
+#pragma unroll
+  for (int b = 0; b < MB; ++b) {
+    sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+    for (uint32_t j0 = first; j0 <= last; j0 += kMaxReduce) {  // loads in flight, then added in CTA order
+      float4 v[kMaxReduce];
+#pragma unroll
+      for (int q = 0; q < kMaxReduce; ++q) {
+        const uint32_t j = j0 + q;
+        v[q] = j <= last && j != me ? __ldcg(slot_of(j) + b * 32) : make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
+      }
+#pragma unroll
+      for (int q = 0; q < kMaxReduce; ++q)
+        if (j0 + q <= last) {
+          sum[b][0] += v[q].x;
+          sum[b][1] += v[q].y;
+          sum[b][2] += v[q].z;
+          sum[b][3] += v[q].w;
+        }
+    }
+  }
+  return true;
+}
+
 }  // namespace detail
 
 // MR: rows computed (a multiple of 8 >= M). Grid: (G persistent CTAs), G <= tiles x chunks_per_tile.
@@ -99,7 +223,6 @@ template <class T, int MR, int STAGES>
 __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                    const StageParams sp) {
   using Smem = SkinnySmem<MR, STAGES>;
-  using Mma = attention::mma::Mma<T>;
   constexpr int MB = MR / 8;  // 8-row blocks of X (the MMA's N dimension)
   extern __shared__ __align__(128) uint8_t smem_raw[];
   __shared__ BlockSync bs;
@@ -204,40 +327,10 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   float acc[MB][4];
 #pragma unroll
   for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
-  const int g = lane / 4, c2 = 2 * (lane % 4);
-
   // Output of a complete tile t from its sums v: activation, store, post.
   float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
   auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
-    T* Y = static_cast<T*>(p.Y);
-    if (p.act == hopper::Activation::SwiGLU) {
-      const int n_out = p.N / 2;
-      if (warp >= kWarps / 2)
-#pragma unroll
-        for (int b = 0; b < MB; ++b)
-          xchg[((warp - kWarps / 2) * MB + b) * 32 + lane] = make_float4(v[b][0], v[b][1], v[b][2], v[b][3]);
-      __syncthreads();
-      if (warp < kWarps / 2)
-#pragma unroll
-        for (int b = 0; b < MB; ++b) {
-          const float4 up = xchg[(warp * MB + b) * 32 + lane];
-          const float u4[4] = {up.x, up.y, up.z, up.w};
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
-            if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(v[b][e]) * u4[e]);
-          }
-        }
-    } else {
-      const bool gelu = p.act == hopper::Activation::GeLU;
-#pragma unroll
-      for (int b = 0; b < MB; ++b)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
-          if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
-        }
-    }
+    detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::CtaBarrier{});
     post(sp, bs, Tile{t, 0, 0});  // (its barrier also retires the SwiGLU hand-over before reuse)
   };
 
@@ -277,45 +370,9 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
       cluster::sync();
       return;
     }
-    const uint32_t first = detail::owner(uint64_t(t) * cpt, U, G), last = detail::owner(uint64_t(t) * cpt + cpt - 1, U, G);
-    auto slot_of = [&](uint32_t j) {  // a CTA's first tile -> slot 0, its last (cut) tile -> slot 1
-      const uint32_t s = detail::unit_begin(j, U, G) / cpt == t ? 0u : 1u;
-      return p.partials + ((size_t(j) * 2 + s) * kWarps + warp) * MB * 32 + lane;
-    };
-    float4* mine = slot_of(me);
-#pragma unroll
-    for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
-    // One thread's acq_rel atomic between two CTA barriers publishes every thread's partial (release,
-    // cumulative through the barrier) and, in the last CTA to arrive, makes the others' partials
-    // visible to all its threads (acquire, then the barrier) -- no per-thread fences: at the end of
-    // the kernel the store -> fence -> atomic -> load chain is the tail the DRAM stream waits for.
-    __syncthreads();
-    if (tid == 0) s_last = ptx::atom_add_acq_rel(p.arrivals + t, 1u) == last - first ? 1u : 0u;
-    __syncthreads();
-    if (s_last == 0) return;
-    if (tid == 0) p.arrivals[t] = 0;
     float sum[MB][4];
-#pragma unroll
-    for (int b = 0; b < MB; ++b) {
-      sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
-      for (uint32_t j0 = first; j0 <= last; j0 += kMaxReduce) {  // loads in flight, then added in CTA order
-        float4 v[kMaxReduce];
-#pragma unroll
-        for (int q = 0; q < kMaxReduce; ++q) {
-          const uint32_t j = j0 + q;
-          v[q] = j <= last && j != me ? __ldcg(slot_of(j) + b * 32) : make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
-        }
-#pragma unroll
-        for (int q = 0; q < kMaxReduce; ++q)
-          if (j0 + q <= last) {
-            sum[b][0] += v[q].x;
-            sum[b][1] += v[q].y;
-            sum[b][2] += v[q].z;
-            sum[b][3] += v[q].w;
-          }
-      }
-    }
-    finish_tile(t, sum);
+    if (detail::reduce_cut_tile<MR>(p, t, me, U, G, acc, sum, s_last, tid, warp, lane, detail::CtaBarrier{}))
+      finish_tile(t, sum);
   };
 
   uint32_t seg_start = u_begin;
@@ -329,24 +386,8 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     }
     tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
 
-    const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes, x_st = w_st + Smem::kWBytes;
-#pragma unroll
-    for (int kp = 0; kp < kChunkK / 32; ++kp) {  // two 16-deep k-steps per X fragment load
-      uint32_t xb[MB][4];
-#pragma unroll
-      for (int b = 0; b < MB; ++b) {
-        const int m = 8 * b + (lane & 7), c = 4 * kp + (lane >> 3);
-        attention::mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb[b]);
-      }
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), c = 2 * warp + (q & 1);
-        uint32_t a[4];  // 16-byte chunk c of the 128-column row r: box c / 8, chunk c % 8 of its 128-byte row
-        attention::mma::ldsm_x4_trans(w_st + (c / 8) * Smem::kWBoxBytes + r * 128 + (((c % 8) ^ (r & 7)) << 4), a);
-#pragma unroll
-        for (int b = 0; b < MB; ++b) Mma::run(acc[b], a, xb[b][2 * h], xb[b][2 * h + 1]);
-      }
-    }
+    const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
+    detail::mma_chunk<T, MR>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
 
     const uint32_t u = u_begin + uint32_t(i);
     if (i == n_units - 1 || u % cpt == cpt - 1) {

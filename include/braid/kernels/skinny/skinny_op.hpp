@@ -42,6 +42,36 @@ class SkinnyGemmOp {
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
 
   struct Impl;
+  const Impl& impl() const;  // (SkinnyChainOp reads the prepared parameters)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Two dependent skinny GEMMs as one persistent launch (skinny_chain.cuh): GEMM 1 writes H (its D),
+// GEMM 2 reads it as X (its A), and GEMM 2's chunks wait for the H tiles they read through the chain's
+// semaphores of stage 0 -- tile synchronization inside one kernel. Each GEMM's work split is exactly
+// its SkinnyGemmOp's (so the output is bit-identical to the two run one after the other); both share
+// one ring (c1.stages == c2.stages). The launch stands for two chain stages: launch() takes both
+// stages' parameters, which must have synchronization on (kSync: the phases have no stream order).
+class SkinnyChainOp {
+ public:
+  SkinnyChainOp();
+  ~SkinnyChainOp();
+  SkinnyChainOp(SkinnyChainOp&&) noexcept;
+  SkinnyChainOp& operator=(SkinnyChainOp&&) noexcept;
+
+  std::string prepare(const hopper::GemmArgs& a1, const SkinnyConfig& c1, const hopper::GemmArgs& a2,
+                      const SkinnyConfig& c2);
+  int ctas() const;         // the launch's CTAs (the larger phase's)
+  int ctas_per_sm() const;  // resident CTAs per SM
+  std::string name() const;
+  void launch(const LaunchCtx& ctx0, const StageParams& sp1) const;  // ctx0: stage 0's launch, sp1: stage 1's
+  // Diagnosis: every later launch writes per-CTA %globaltimer stamps (skinny_chain.cuh's ChainEvent,
+  // kChainEvents per CTA) to `stamps` (device memory, ctas() x 6 values); nullptr turns it off.
+  void set_timeline(unsigned long long* stamps);
+
+  struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
