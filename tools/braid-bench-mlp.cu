@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   std::string csv, models = "gpt3,llama", trace_dir, tune_cache,
                    commit = std::getenv("BRAID_COMMIT") ? std::getenv("BRAID_COMMIT") : BRAID_GIT_COMMIT;
   int reps = 30;
-  bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false;
+  bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false, fused_timeline = false;
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
   // "-dsm": the K-aligned split reduced inside a cluster (where its clusters fit; prepare() says otherwise).
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
                  "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n"
-                 "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...]\n");
+                 "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...] [--fused-timeline]\n");
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-braid") with_braid = false;
     else if (a == "--show-configs") show_configs = true;
     else if (a == "--diag") diag = true;
+    else if (a == "--fused-timeline") fused_timeline = true;
     else if (a == "--cutlass-streamk") cutlass_streamk = true;
     else if (a == "--trace-dir") trace_dir = next();
     else if (a == "--skinny") {  // the skinny GEMM configurations to try for T <= 64
@@ -505,9 +506,34 @@ int main(int argc, char** argv) {
             lt.skinny_config.late_trigger = true;
             add_variant(variants[i].sync, variants[i].ordering, true, variants[i].weights_first, lt, variants[i].g2);
           }
+        // Both skinny GEMMs as one launch (MlpVariant::fused, skinny::SkinnyChainOp): one ramp and one tail
+        // instead of two. For each pair of skinny GEMMs tried above (one ring: GEMM 2 takes GEMM 1's stages).
+        for (size_t i = 0, n = variants.size(); i < n; ++i)
+          if (variants[i].g1.is_skinny && variants[i].g2.is_skinny) {
+            MlpVariant f = variants[i];
+            f.fused = true;
+            f.ordering = Ordering::PDL;
+            f.pdl_only = false;
+            f.weights_first = true;
+            f.sync = Sy::TileSync;
+            f.g1.skinny_config.late_trigger = false;
+            f.g2.skinny_config.stages = f.g1.skinny_config.stages;
+            bool seen = false;
+            for (const MlpVariant& x : variants) seen = seen || x.name() == f.name();
+            if (!seen) variants.push_back(f);
+          }
         // Baseline output: braid's kernels in stream order.
         std::vector<std::unique_ptr<Mlp>> mlps;
-        for (const auto& v : variants) mlps.push_back(std::make_unique<Mlp>(problem_for(v), v));
+        for (size_t i = 0; i < variants.size();) {
+          try {
+            mlps.push_back(std::make_unique<Mlp>(problem_for(variants[i]), variants[i]));
+            ++i;
+          } catch (const std::exception& e) {  // a fused pair may not fit (every CTA resident at once)
+            if (!variants[i].fused) throw;
+            std::printf("      (%s not run: %s)\n", variants[i].name().c_str(), e.what());
+            variants.erase(variants.begin() + long(i));
+          }
+        }
         BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
         mlps[0]->run(s);
         mlps[0]->check(s);
@@ -524,6 +550,7 @@ int main(int argc, char** argv) {
           MlpVariant sv = v;
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
+          sv.fused = false;
           Mlp sm(problem_for(sv), sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
           sm.run(s);
@@ -612,6 +639,38 @@ int main(int argc, char** argv) {
             }
             std::printf("  diag %-40s stream order: plain %.1f us; %s waits satisfied %.1f us; GEMM 1 posting only %.1f us\n",
                         v.name().c_str(), t_plain, vi == 2 ? "TileSync" : "RowSync", t_sync[0], t_sync[1]);
+          }
+        // ---- where a fused chain's time goes: per-CTA stamps of one launch (skinny_chain.cuh's
+        // ChainEvent), after a warm-up, as min / median / max over the CTAs relative to the first start.
+        if (fused_timeline)
+          for (size_t vi = 0; vi < variants.size(); ++vi) {
+            if (!variants[vi].fused) continue;
+            skinny::SkinnyChainOp& op = mlps[vi]->fused_op();
+            const int n = op.ctas(), ne = skinny::kChainEvents;
+            unsigned long long* d = nullptr;
+            BRAID_CUDA_CHECK(cudaMalloc(&d, size_t(n) * ne * sizeof(unsigned long long)));
+            BRAID_CUDA_CHECK(cudaMemset(d, 0, size_t(n) * ne * sizeof(unsigned long long)));
+            for (int rep = 0; rep < 3; ++rep) mlps[vi]->run(s);
+            op.set_timeline(d);
+            mlps[vi]->run(s);
+            mlps[vi]->check(s);
+            op.set_timeline(nullptr);
+            std::vector<unsigned long long> h(size_t(n) * ne);
+            BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost));
+            cudaFree(d);
+            unsigned long long t0 = ~0ull;
+            for (int c = 0; c < n; ++c) t0 = std::min(t0, h[size_t(c) * ne]);
+            static const char* names[] = {"start", "phase0-mma", "phase0-end", "phase1-first-x", "phase1-first-data", "end"};
+            std::printf("  fused-timeline %s (%d CTAs; us after the first CTA's start: min / median / max)\n",
+                        variants[vi].name().c_str(), n);
+            for (int e = 0; e < ne; ++e) {
+              std::vector<double> v;
+              for (int c = 0; c < n; ++c)
+                if (h[size_t(c) * ne + e] != 0) v.push_back((double(h[size_t(c) * ne + e]) - double(t0)) / 1e3);
+              if (v.empty()) continue;
+              std::sort(v.begin(), v.end());
+              std::printf("    %-18s %8.2f %8.2f %8.2f  (%zu CTAs)\n", names[e], v.front(), v[v.size() / 2], v.back(), v.size());
+            }
           }
         // ---- traced runs (timeline tool): braid's kernels in stream order and the synchronized chain
         // Traced: stream order (variant 0), PDL alone with the same kernels (variant 1), and the pick.
