@@ -829,27 +829,41 @@ TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
 }
 
 
+// The stuck-wait tests' chain: random fp16 inputs, GeLU, bounded waits of 200 ms.
+struct StuckTestMlp {
+  MlpBuffers b;
+  Mlp m;
+  StuckTestMlp(std::mt19937& rng, int T, int H, int F, const MlpVariant& v)
+      : b(T, H, F, F),
+        m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, v,
+          ChainOptions{true, true, 200, false}) {
+    b.X.random(rng, 1.0f, DType::F16);
+    b.W1.random(rng, 0.05f, DType::F16);
+    b.W2.random(rng, 0.05f, DType::F16);
+  }
+  // One run; check() must throw a SyncError naming stage gemm2 (and, with `gave_up`, a bounded wait
+  // that gave up).
+  void expect_gemm2_reported(bool gave_up) {
+    m.run(nullptr);
+    try {
+      m.check(nullptr);
+      FAIL() << "expected a SyncError";
+    } catch (const SyncError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("gemm2"), std::string::npos) << msg;
+      if (gave_up) EXPECT_NE(msg.find("gave up"), std::string::npos) << "a bounded wait should have reported: " << msg;
+    }
+  }
+};
+
 TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
   std::mt19937 rng(5);
-  const int T = 256, H = 512, F = 512;
-  MlpBuffers b(T, H, F, F);
-  b.X.random(rng, 1.0f, DType::F16);
-  b.W1.random(rng, 0.05f, DType::F16);
-  b.W2.random(rng, 0.05f, DType::F16);
-  Mlp m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, MlpVariant{},
-        ChainOptions{true, true, 200, false});
+  StuckTestMlp t(rng, 256, 512, 512, MlpVariant{});
   // Fault injection: GEMM 1 posts nothing (its output policy switched off).
-  m.chain().set_params_hook([](int stage, StageParams& sp) {
+  t.m.chain().set_params_hook([](int stage, StageParams& sp) {
     if (stage == 0) sp.sems = nullptr;
   });
-  m.run(nullptr);
-  try {
-    m.check(nullptr);
-    FAIL() << "expected a SyncError";
-  } catch (const SyncError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("gemm2"), std::string::npos) << msg;
-  }
+  t.expect_gemm2_reported(false);
 }
 
 // The fused skinny chain (one launch, two stages): a phase-1 wait that can never be satisfied is
@@ -857,29 +871,19 @@ TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
 TEST_F(HopperTest, FusedSkinnyStuckWaitReportsInsteadOfHanging) {
   std::mt19937 rng(6);
   const int T = 8, H = 512, F = 768;
-  MlpBuffers b(T, H, F, F);
-  b.X.random(rng, 1.0f, DType::F16);
-  b.W1.random(rng, 0.05f, DType::F16);
-  b.W2.random(rng, 0.05f, DType::F16);
   MlpVariant v;
   v.fused = true;
   v.g1 = v.g2 = workloads::GemmChoice::skinny();
-  Mlp m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, v, ChainOptions{true, true, 200, false});
+  StuckTestMlp t(rng, T, H, F, v);
+  MlpBuffers& b = t.b;
+  Mlp& m = t.m;
   // Fault injection: GEMM 1 posts nothing, and GEMM 2 reads its producer's completion from its own
   // run counter (so the whole-stage fast path never fires either).
   m.chain().set_params_hook([](int stage, StageParams& sp) {
     if (stage == 0) sp.sems = nullptr;
     if (stage == 1) sp.inputs[0].state = sp.state;
   });
-  m.run(nullptr);
-  try {
-    m.check(nullptr);
-    FAIL() << "expected a SyncError";
-  } catch (const SyncError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("gemm2"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("gave up"), std::string::npos) << "a bounded wait should have reported: " << msg;
-  }
+  t.expect_gemm2_reported(true);
   // After the report the chain runs again, correctly (the hook removed).
   m.chain().set_params_hook(nullptr);
   MlpVariant stream = v;
