@@ -152,8 +152,15 @@ int main(int argc, char** argv) {
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
   // "-dsm": the K-aligned split reduced inside a cluster (where its clusters fit; prepare() says otherwise).
+  // "-wg": the same with wgmma consumers (4 and 6 stages; SkinnyConfig::wgmma).
   std::vector<skinny::SkinnyConfig> skinny_configs = {{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
                                                       {1, 4, 0, true, true}, {2, 4, 0, true, true}};
+  for (size_t i = 0, n = skinny_configs.size(); i < n; ++i)
+    if (skinny_configs[i].stages != 8) {
+      skinny::SkinnyConfig c = skinny_configs[i];
+      c.wgmma = true;
+      skinny_configs.push_back(c);
+    }
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
@@ -507,7 +514,8 @@ int main(int argc, char** argv) {
             add_variant(variants[i].sync, variants[i].ordering, true, variants[i].weights_first, lt, variants[i].g2);
           }
         // Both skinny GEMMs as one launch (MlpVariant::fused, skinny::SkinnyChainOp): one ramp and one tail
-        // instead of two. For each pair of skinny GEMMs tried above (one ring: GEMM 2 takes GEMM 1's stages).
+        // instead of two. For each pair of skinny GEMMs tried above (one ring: GEMM 2 takes GEMM 1's stages
+        // and MMA consumers).
         for (size_t i = 0, n = variants.size(); i < n; ++i)
           if (variants[i].g1.is_skinny && variants[i].g2.is_skinny) {
             MlpVariant f = variants[i];
@@ -518,6 +526,7 @@ int main(int argc, char** argv) {
             f.sync = Sy::TileSync;
             f.g1.skinny_config.late_trigger = false;
             f.g2.skinny_config.stages = f.g1.skinny_config.stages;
+            f.g2.skinny_config.wgmma = f.g1.skinny_config.wgmma;
             bool seen = false;
             for (const MlpVariant& x : variants) seen = seen || x.name() == f.name();
             if (!seen) variants.push_back(f);

@@ -47,6 +47,7 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
   if (c.stages != 4 && c.stages != 6 && c.stages != 8)
     return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
+  if (c.wgmma && c.stages == 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";
   if (c.ctas_per_sm < 1 || c.ctas_per_sm > 2) return "ctas_per_sm must be 1 or 2";
   if (c.ctas < 0) return "ctas must be >= 0";
   if (c.dsmem && (!c.aligned || c.ctas != 0))
@@ -54,17 +55,21 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   return "";
 }
 
+// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster.
 template <class T, int MR>
-static KernelFn pick_stages(int stages) {
-  return stages == 8 ? skinny_gemm_kernel<T, MR, 8> : stages == 6 ? skinny_gemm_kernel<T, MR, 6> : skinny_gemm_kernel<T, MR, 4>;
+static KernelFn pick_stages(int stages, bool wg) {
+  if (wg) return stages == 6 ? skinny_gemm_kernel<T, MR, 6, true> : skinny_gemm_kernel<T, MR, 4, true>;
+  return stages == 8   ? skinny_gemm_kernel<T, MR, 8, false>
+         : stages == 6 ? skinny_gemm_kernel<T, MR, 6, false>
+                       : skinny_gemm_kernel<T, MR, 4, false>;
 }
 template <class T>
-static KernelFn pick(int mr, int stages) {
+static KernelFn pick(int mr, int stages, bool wg) {
   switch (mr) {
-    case 8: return pick_stages<T, 8>(stages);
-    case 16: return pick_stages<T, 16>(stages);
-    case 32: return pick_stages<T, 32>(stages);
-    default: return pick_stages<T, 64>(stages);
+    case 8: return pick_stages<T, 8>(stages, wg);
+    case 16: return pick_stages<T, 16>(stages, wg);
+    case 32: return pick_stages<T, 32>(stages, wg);
+    default: return pick_stages<T, 64>(stages, wg);
   }
 }
 static size_t smem_bytes(int mr, int stages, bool swiglu) {
@@ -99,7 +104,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
   p.tiles = (a.N + kTileCols - 1) / kTileCols;
   p.chunks_per_tile = (a.K + kChunkK - 1) / kChunkK;
   const uint64_t units = uint64_t(p.tiles) * p.chunks_per_tile;
-  im->kernel = a.dtype == hopper::DType::BF16 ? pick<__nv_bfloat16>(mr, c.stages) : pick<__half>(mr, c.stages);
+  im->kernel = a.dtype == hopper::DType::BF16 ? pick<__nv_bfloat16>(mr, c.stages, c.wgmma) : pick<__half>(mr, c.stages, c.wgmma);
   im->smem = smem_bytes(mr, c.stages, swiglu);
   // The limit is per kernel function, shared by every op of this instantiation: set it to the
   // largest this instantiation ever uses (with the SwiGLU hand-over), never lower it under a
@@ -239,17 +244,19 @@ SkinnyChainOp::SkinnyChainOp(SkinnyChainOp&&) noexcept = default;
 SkinnyChainOp& SkinnyChainOp::operator=(SkinnyChainOp&&) noexcept = default;
 
 template <class T, int MR>
-static ChainKernelFn pick_chain_stages(int stages) {
-  return stages == 8 ? skinny_chain_kernel<T, MR, 8>
-                     : stages == 6 ? skinny_chain_kernel<T, MR, 6> : skinny_chain_kernel<T, MR, 4>;
+static ChainKernelFn pick_chain_stages(int stages, bool wg) {
+  if (wg) return stages == 6 ? skinny_chain_kernel<T, MR, 6, true> : skinny_chain_kernel<T, MR, 4, true>;
+  return stages == 8   ? skinny_chain_kernel<T, MR, 8, false>
+         : stages == 6 ? skinny_chain_kernel<T, MR, 6, false>
+                       : skinny_chain_kernel<T, MR, 4, false>;
 }
 template <class T>
-static ChainKernelFn pick_chain(int mr, int stages) {
+static ChainKernelFn pick_chain(int mr, int stages, bool wg) {
   switch (mr) {
-    case 8: return pick_chain_stages<T, 8>(stages);
-    case 16: return pick_chain_stages<T, 16>(stages);
-    case 32: return pick_chain_stages<T, 32>(stages);
-    default: return pick_chain_stages<T, 64>(stages);
+    case 8: return pick_chain_stages<T, 8>(stages, wg);
+    case 16: return pick_chain_stages<T, 16>(stages, wg);
+    case 32: return pick_chain_stages<T, 32>(stages, wg);
+    default: return pick_chain_stages<T, 64>(stages, wg);
   }
 }
 
@@ -260,6 +267,7 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
   const int n_out1 = a1.act == hopper::Activation::SwiGLU ? a1.N / 2 : a1.N;
   if (a2.K != n_out1) return "the fused skinny chain: GEMM 2's K must be GEMM 1's output width";
   if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
+  if (c1.wgmma != c2.wgmma) return "the fused skinny chain: both GEMMs need the same MMA consumers (both -wg or neither)";
   if (a2.act == hopper::Activation::SwiGLU) return "the fused skinny chain: GEMM 2 has no SwiGLU epilogue";
   auto im = std::make_unique<Impl>();
   const hopper::GemmArgs* args[2] = {&a1, &a2};
@@ -272,7 +280,8 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
     im->p.ctas[q] = im->g[q].ctas();
   }
   const int mr = a1.M <= 8 ? 8 : a1.M <= 16 ? 16 : a1.M <= 32 ? 32 : 64;
-  im->kernel = a1.dtype == hopper::DType::BF16 ? pick_chain<__nv_bfloat16>(mr, c1.stages) : pick_chain<__half>(mr, c1.stages);
+  im->kernel = a1.dtype == hopper::DType::BF16 ? pick_chain<__nv_bfloat16>(mr, c1.stages, c1.wgmma)
+                                                : pick_chain<__half>(mr, c1.stages, c1.wgmma);
   im->smem = smem_bytes(mr, c1.stages, a1.act == hopper::Activation::SwiGLU);
   const size_t smem_max = smem_bytes(mr, c1.stages, true);
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)

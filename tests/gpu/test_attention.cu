@@ -466,7 +466,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
 
 // The skinny (weight-streaming) GEMM against an fp32 reference: row counts 1..64 (every MMA width),
 // ragged N and K, no activation / GeLU / SwiGLU (W packed per 128 columns), fp16 and bf16, CTA counts
-// that cut tiles between CTAs at many places (stream-K reduction) -- and bit-identical run after run.
+// that cut tiles between CTAs at many places (stream-K reduction), mma.sync and wgmma consumers (-wg)
+// -- and bit-identical run after run.
 TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   using hopper::Activation;
   std::mt19937 rng(41);
@@ -487,12 +488,6 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
         Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * n_out);
         X.random(rng, 1.0f, dt);
         W.random(rng, 1.0f / std::sqrt(float(K)), dt);
-        Y.poison();
-        skinny::SkinnyGemmOp op;
-        ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, N, K, c.act}, c.cfg), "");
-        op.run(nullptr);
-        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-        Y.download();
         std::vector<float> acc(size_t(M) * N, 0.f), ref(size_t(M) * n_out);
         for (int m = 0; m < M; ++m)
           for (int k = 0; k < K; ++k) {
@@ -511,13 +506,24 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
               ref[size_t(m) * n_out + j] = a[j];
             }
           }
-        EXPECT_LT(rel_error(ref, Y, dt), 1e-2);
-        const std::vector<uint16_t> first = Y.h;
-        Y.poison();
-        op.run(nullptr);
-        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-        Y.download();
-        EXPECT_EQ(first, Y.h) << "not deterministic";
+        for (bool wg : {false, true}) {  // the mma.sync and the wgmma consumers
+          skinny::SkinnyConfig cfg = c.cfg;
+          cfg.wgmma = wg;
+          SCOPED_TRACE(cfg.name());
+          skinny::SkinnyGemmOp op;
+          ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, N, K, c.act}, cfg), "");
+          Y.poison();
+          op.run(nullptr);
+          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+          Y.download();
+          EXPECT_LT(rel_error(ref, Y, dt), 1e-2);
+          const std::vector<uint16_t> first = Y.h;
+          Y.poison();
+          op.run(nullptr);
+          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+          Y.download();
+          EXPECT_EQ(first, Y.h) << "not deterministic";
+        }
       }
   skinny::SkinnyGemmOp op;
   uint16_t* p = nullptr;
@@ -527,6 +533,9 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 192, 64, Activation::SwiGLU}).find("multiple of 128"), std::string::npos);
   EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::ReLU}).find("no relu"), std::string::npos);
   EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, {2, 5, 0}).find("stages"), std::string::npos);
+  skinny::SkinnyConfig wg8{1, 8, 0};
+  wg8.wgmma = true;
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, wg8).find("4 or 6 stages"), std::string::npos);
   cudaFree(p);
 }
 

@@ -744,6 +744,18 @@ std::vector<MlpVariant> skinny_variants() {
   fused_few2.g1 = GemmChoice::skinny({1, 8, 13});
   fused_few2.g2 = GemmChoice::skinny({1, 8, 5});
   v.push_back(fused_few2);
+  // The wgmma consumers (-wg): two launches under TileSync + PDL (the aligned split and stream-K),
+  // and one launch with every tile cut.
+  skinny::SkinnyConfig wg_aligned{1, 4, 0, true}, wg_streamk{1, 6, 0}, wg_few1{1, 4, 7}, wg_few2{1, 4, 11};
+  for (skinny::SkinnyConfig* c : {&wg_aligned, &wg_streamk, &wg_few1, &wg_few2}) c->wgmma = true;
+  MlpVariant wg;
+  wg.g1 = GemmChoice::skinny(wg_aligned);
+  wg.g2 = GemmChoice::skinny(wg_streamk);
+  v.push_back(wg);
+  MlpVariant wg_fused = fused;
+  wg_fused.g1 = GemmChoice::skinny(wg_few1);
+  wg_fused.g2 = GemmChoice::skinny(wg_few2);
+  v.push_back(wg_fused);
   return v;
 }
 

@@ -38,11 +38,17 @@ TEST(SkinnyConfig, NamesRoundTrip) {
   EXPECT_EQ(lt.name(), "skinny-a1s4-dsm-lt");
   EXPECT_TRUE(parse_skinny_config("a1s4-lt").late_trigger && !parse_skinny_config("a1s4-lt").dsmem);
   EXPECT_FALSE(parse_skinny_config("a1s4-dsm").late_trigger);
+  const SkinnyConfig wg = parse_skinny_config("skinny-a1s4-dsm-wg-lt");  // wgmma consumers
+  EXPECT_TRUE(wg.wgmma && wg.dsmem && wg.late_trigger);
+  EXPECT_EQ(wg.name(), "skinny-a1s4-dsm-wg-lt");
+  EXPECT_TRUE(parse_skinny_config("p1s6-wg").wgmma && !parse_skinny_config("p1s6-wg").dsmem);
+  EXPECT_EQ(parse_skinny_config("a1s4-wg").name(), "skinny-a1s4-wg");
+  EXPECT_FALSE(parse_skinny_config("a1s4-dsm-lt").wgmma);
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {
   for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4", "a1s4-", "a1s4-dsmx", "a1s4dsm",
-                          "a1s4-lt-dsm", "a1s4-ltx", "a1s4-lt-lt"}) {
+                          "a1s4-lt-dsm", "a1s4-ltx", "a1s4-lt-lt", "a1s4-wg-dsm", "a1s4-lt-wg", "a1s4-wgx", "a1s4-wg-wg"}) {
     EXPECT_THROW(parse_skinny_config(bad), std::invalid_argument) << bad;
   }
 }

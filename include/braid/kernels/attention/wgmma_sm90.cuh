@@ -1,4 +1,5 @@
-// The warpgroup tensor-core primitives of braid's Hopper attention kernel (flash_sm90_kernel.cuh):
+// The warpgroup tensor-core primitives of braid's Hopper attention kernel (flash_sm90_kernel.cuh) and of
+// the skinny GEMM's wgmma consumer (kernels/skinny/skinny_gemm.cuh, Mma64xN):
 // shared-memory matrix descriptors for the 128-byte swizzle that braid's TMA tensor maps write
 // (tma_sm90.cuh), and wgmma.mma_async m64n128k16 with fp32 accumulators, both operands from shared
 // memory (SS) or A from registers (RS), for fp16 and bf16.
@@ -48,6 +49,11 @@ template <int N>
 __device__ __forceinline__ void fence_regs(float (&r)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int M, int N>
+__device__ __forceinline__ void fence_regs(float (&r)[M][N]) {
+#pragma unroll
+  for (int i = 0; i < M; ++i) fence_regs(r[i]);
 }
 template <int N>
 __device__ __forceinline__ void fence_regs(uint32_t (&r)[N]) {
@@ -110,5 +116,93 @@ BRAID_WG_DEFINE(__nv_bfloat16, "bf16")
 #undef BRAID_WG_DEFINE
 #undef BRAID_WG_D64_OPERANDS
 #undef BRAID_WG_D64
+
+// D[64 x N] += A[64 x 16] . B[16 x N] for the narrow N of braid's skinny GEMM (8, 16, 32, 64), both
+// operands from shared memory; kTransA / kTransB = 1: that operand is MN-major (desc_mn_major), else
+// K-major. The accumulators are d[j][e] = register 4j + e of the layout above (the mma.sync m16n8
+// C layout per 8-column group j), always accumulated into (zero them to start).
+template <class T, int N, int kTransA, int kTransB>
+struct Mma64xN;
+
+template <int kTransA, int kTransB>
+struct Mma64xN<__half, 8, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[1][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, %7, %8; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__nv_bfloat16, 8, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[1][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %6, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, %7, %8; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__half, 16, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[2][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__nv_bfloat16, 16, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[2][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__half, 32, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[4][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %19, %20; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__nv_bfloat16, 32, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[4][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %18, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %19, %20; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__half, 64, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[8][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
+template <int kTransA, int kTransB>
+struct Mma64xN<__nv_bfloat16, 64, kTransA, kTransB> {
+  static __device__ __forceinline__ void ss(float (&d)[8][4], uint64_t a, uint64_t b) {
+    asm volatile(
+        "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36; }"
+        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
+  }
+};
 
 }  // namespace braid::attention::wg

@@ -13,9 +13,9 @@
 // variant (the MLP benchmark tries it) and as the base for a schedule whose H tiles complete early.
 //
 // Roles (kWarps + 1 warps):
-//  - 8 consumer warps: the MMAs of each ring stage (detail::mma_chunk, as skinny_gemm_kernel), the
-//    reduction of cut tiles, the epilogue and the posts (detail::store_tile, reduce_cut_tile), with a
-//    named barrier among themselves. A consumed stage is released on its `empty` mbarrier.
+//  - 8 consumer warps (warps 0-7: two whole warpgroups, for the wgmma consumers): the MMAs of each
+//    ring stage (detail::mma_chunk, as skinny_gemm_kernel), the reduction of cut tiles, the epilogue
+//    and the posts (detail::store_tile, reduce_cut_tile), with a named barrier among themselves. A consumed stage is released on its `empty` mbarrier.
 //  - 1 producer warp: issues every stage's TMA loads. W's boxes go out as soon as a stage is free;
 //    X's box goes out when its columns are known ready. It blocks on a wait only when the ring is full
 //    of stages waiting for X -- so the consumers are never held up by a wait and always finish (and
@@ -44,7 +44,7 @@ struct SkinnyChainParams {
   unsigned long long* timeline = nullptr;  // [CTAs][kChainEvents], or nullptr
 };
 
-template <class T, int MR, int STAGES>
+template <class T, int MR, int STAGES, bool WG>
 __global__ void __launch_bounds__(kChainThreads, 2)
     skinny_chain_kernel(const __grid_constant__ SkinnyChainParams cp, const __grid_constant__ StageParams sp0,
                         const __grid_constant__ StageParams sp1) {
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(kChainThreads, 2)
       tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
       const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
       if (tid == 0 && i == int(n[0])) stamp(kEvPhase1FirstData);
-      detail::mma_chunk<T, MR>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
+      detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
       __syncwarp();
       if (lane == 0) tma::arrive(&empty[i % STAGES]);  // this warp is done with the stage
       if (tid == 0 && i == int(n[0]) - 1) stamp(kEvPhase0Mma);

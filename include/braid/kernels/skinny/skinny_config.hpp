@@ -38,15 +38,24 @@ struct SkinnyConfig {
   // As a PDL primary ("-lt"): trigger the dependent launch a few microseconds before the CTAs' streams
   // end instead of at block start (SkinnyGemmOp::launch says why). Only the launch timing differs.
   bool late_trigger = false;
+  // The MMAs as wgmma ("-wg"): each warpgroup multiplies its 64 columns of W (A, MN-major, straight
+  // from the ring) by X (B, K-major) with m64n<MR>k16, reading each operand once from shared memory,
+  // instead of 8 warps' ldmatrix + mma.sync, which read X once per warp. The accumulators land in the
+  // same registers (the m16n8 layout), so the reduction and the epilogue are shared. Why: the mma.sync
+  // consumer's shared-memory reads and MMA issue grow with MR, and at MR = 32-64 they, not DRAM, set
+  // the pace (LLaMA's W1: 43 us at T = 32 vs 35 at T = 8). Stages 4 or 6.
+  bool wgmma = false;
   // "skinny-p2s4" (stream-K over 2 CTAs per SM), "skinny-a1s4" (aligned split, <= 1 per SM), or
   // "skinny-c37s4" (37 CTAs).
   std::string name() const {
     const std::string how = ctas > 0 ? "c" + std::to_string(ctas) : (aligned ? "a" : "p") + std::to_string(ctas_per_sm);
-    return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "") + (late_trigger ? "-lt" : "");
+    return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "") + (wgmma ? "-wg" : "") +
+           (late_trigger ? "-lt" : "");
   }
 };
 
-// "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-lt" / "c48s8" -> the configuration (throws
+// "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-wg" / "a1s4-lt" / "c48s8" -> the configuration
+// (suffixes in the order -dsm, -wg, -lt) (throws
 // std::invalid_argument otherwise).
 inline SkinnyConfig parse_skinny_config(std::string s) {
   if (s.rfind("skinny-", 0) == 0) s = s.substr(7);
@@ -62,6 +71,10 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
   if (std::string(end).rfind("-dsm", 0) == 0) {  // the cluster reduction
     c.dsmem = true;
     end += 4;
+  }
+  if (std::string(end).rfind("-wg", 0) == 0) {  // wgmma consumers
+    c.wgmma = true;
+    end += 3;
   }
   if (std::string(end) == "-lt") {  // the late PDL trigger
     c.late_trigger = true;

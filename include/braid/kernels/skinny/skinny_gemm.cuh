@@ -41,6 +41,7 @@
 #include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/mma_sm80.cuh"
+#include "braid/kernels/attention/wgmma_sm90.cuh"
 #include "braid/kernels/common/activation.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
@@ -101,27 +102,47 @@ struct ConsumerBarrier {  // named barrier 1 over the kWarps consumer warps
 };
 
 // The MMAs of one ring stage (64 rows of W's 128-column tile, X's MR rows over the same 64 columns):
-// warp `warp` adds its 16 columns' W^T . X^T to acc. Two 16-deep k-steps per X fragment load.
-template <class T, int MR>
+// warp `warp` adds its 16 columns' W^T . X^T to acc (columns 16 warp + g (+8), rows 8b + c (+1): the
+// m16n8 accumulator layout). All kWarps warps call it together.
+//  - WG (SkinnyConfig::wgmma): warpgroup warp / 4 multiplies its W box (columns 64 (warp / 4) ..+63,
+//    A = W^T: MN-major, 16-deep k-step = 16 rows = 2048 bytes) by X (B = X^T: K-major, +32 bytes per
+//    k-step) with four m64n<MR>k16 wgmmas, both operands read once from shared memory; its m64nMR
+//    accumulators are, per warp, exactly the mma.sync layout below. Complete (and the stage free) on
+//    return.
+//  - else: ldmatrix + mma.sync m16n8k16, two 16-deep k-steps per X fragment load.
+template <class T, int MR, bool WG>
 __device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st, uint32_t x_st, int warp, int lane) {
-  using Mma = attention::mma::Mma<T>;
   constexpr int MB = MR / 8;
   constexpr int kWBoxBytes = SkinnySmem<MR, 4>::kWBoxBytes;
+  if constexpr (WG) {
+    namespace wg = attention::wg;
+    using Mma = wg::Mma64xN<T, MR, 1, 0>;
+    const uint32_t a0 = w_st + uint32_t(warp / 4) * kWBoxBytes;
+    wg::fence();  // (the accumulators may have been zeroed or read since the last wgmma)
 #pragma unroll
-  for (int kp = 0; kp < kChunkK / 32; ++kp) {
-    uint32_t xb[MB][4];
+    for (int s = 0; s < kChunkK / 16; ++s)
+      Mma::ss(acc, wg::desc_mn_major(a0 + uint32_t(s) * 2048u, kWBoxBytes), wg::desc_k_major(x_st + uint32_t(s) * 32u));
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_regs(acc);
+  } else {
+    using Mma = attention::mma::Mma<T>;
 #pragma unroll
-    for (int b = 0; b < MB; ++b) {
-      const int m = 8 * b + (lane & 7), c = 4 * kp + (lane >> 3);
-      attention::mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb[b]);
-    }
+    for (int kp = 0; kp < kChunkK / 32; ++kp) {
+      uint32_t xb[MB][4];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), c = 2 * warp + (q & 1);
-      uint32_t a[4];  // 16-byte chunk c of the 128-column row r: box c / 8, chunk c % 8 of its 128-byte row
-      attention::mma::ldsm_x4_trans(w_st + (c / 8) * kWBoxBytes + r * 128 + (((c % 8) ^ (r & 7)) << 4), a);
+      for (int b = 0; b < MB; ++b) {
+        const int m = 8 * b + (lane & 7), c = 4 * kp + (lane >> 3);
+        attention::mma::ldsm_x4(x_st + m * 128 + ((c ^ (m & 7)) << 4), xb[b]);
+      }
 #pragma unroll
-      for (int b = 0; b < MB; ++b) Mma::run(acc[b], a, xb[b][2 * h], xb[b][2 * h + 1]);
+      for (int h = 0; h < 2; ++h) {
+        const int q = lane >> 3, r = 16 * (2 * kp + h) + (q >> 1) * 8 + (lane & 7), c = 2 * warp + (q & 1);
+        uint32_t a[4];  // 16-byte chunk c of the 128-column row r: box c / 8, chunk c % 8 of its 128-byte row
+        attention::mma::ldsm_x4_trans(w_st + (c / 8) * kWBoxBytes + r * 128 + (((c % 8) ^ (r & 7)) << 4), a);
+#pragma unroll
+        for (int b = 0; b < MB; ++b) Mma::run(acc[b], a, xb[b][2 * h], xb[b][2 * h + 1]);
+      }
     }
   }
 }
@@ -217,9 +238,10 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
 
 }  // namespace detail
 
-// MR: rows computed (a multiple of 8 >= M). Grid: (G persistent CTAs), G <= tiles x chunks_per_tile.
+// MR: rows computed (a multiple of 8 >= M); WG: wgmma consumers (mma_chunk). Grid: (G persistent
+// CTAs), G <= tiles x chunks_per_tile.
 // Dynamic shared memory: SkinnySmem<MR, STAGES>::bytes(act == SwiGLU).
-template <class T, int MR, int STAGES>
+template <class T, int MR, int STAGES, bool WG>
 __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                    const StageParams sp) {
   using Smem = SkinnySmem<MR, STAGES>;
@@ -387,7 +409,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
 
     const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
-    detail::mma_chunk<T, MR>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
+    detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
 
     const uint32_t u = u_begin + uint32_t(i);
     if (i == n_units - 1 || u % cpt == cpt - 1) {
