@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -52,6 +52,8 @@ struct Params {
   const uint8_t* flat = nullptr;  // bulk
   int tiles = 0, cpt = 0, splits = 1;
   int pattern = kBox2, assign = kAligned;
+  int x_rows = 8;         // rows of X per unit (the skinny GEMM's MR)
+  int x_private = 0;      // 1: tile t reads its own copy of X (rows t * x_rows ..), not the one all tiles share
   uint32_t* sink = nullptr;
 };
 
@@ -96,8 +98,8 @@ __device__ __forceinline__ void unit_coords(const Params& p, uint32_t u, int& t,
 __device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst, uint64_t* bar, bool with_x) {
   int t, k;
   unit_coords(p, u, t, k);
-  tma::arrive_expect_tx(bar, kUnitBytes + (with_x ? 8 * 128 : 0));
-  if (with_x) tma::load_2d(dst + kUnitBytes, &p.x_map, k * 64, 0, bar, tma::policy_evict_last());
+  tma::arrive_expect_tx(bar, kUnitBytes + (with_x ? p.x_rows * 128 : 0));
+  if (with_x) tma::load_2d(dst + kUnitBytes, &p.x_map, k * 64, p.x_private ? t * p.x_rows : 0, bar, tma::policy_evict_last());
   switch (p.pattern) {
     case kBox2:
       tma::load_2d(dst, &p.map, t * 128, k * 64, bar, tma::policy_evict_first());
@@ -115,12 +117,12 @@ __device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst,
   }
 }
 
-// CONSUME: 0 = every thread reads 64 bytes of the stage; 1 = also an X box per unit (8 rows x 64
+// CONSUME: 0 = every thread reads 64 bytes of the stage; 1 = also an X box per unit (XR rows x 64
 // columns, from L2) on the same barrier; 2 = X box + the skinny GEMM's consumer (ldmatrix + mma.sync
 // of 8 warps x 16 columns, M = 8; box2 layout).
-template <int STAGES, bool WS, int CONSUME = 0>
+template <int STAGES, bool WS, int CONSUME = 0, int XR = 8>
 __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(const __grid_constant__ Params p) {
-  constexpr int kStageBytes = kUnitBytes + (CONSUME > 0 ? 1024 : 0);
+  constexpr int kStageBytes = kUnitBytes + (CONSUME > 0 ? XR * 128 : 0);
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
   uint8_t* smem = smem_raw + ((1024 - uint32_t(__cvta_generic_to_shared(smem_raw)) % 1024) % 1024);
@@ -225,10 +227,10 @@ void encode(CUtensorMap& m, void* base, int rank, const cuuint64_t* dims, const 
   }
 }
 
-template <int STAGES, bool WS, int CONSUME = 0>
+template <int STAGES, bool WS, int CONSUME = 0, int XR = 8>
 float run_one(bench::Timer& timer, cudaStream_t s, const Params& p, int ctas, int ctas_per_sm, int reps) {
-  const size_t smem = size_t(STAGES) * (kUnitBytes + (CONSUME > 0 ? 1024 : 0)) + 1024;
-  auto k = stream_kernel<STAGES, WS, CONSUME>;
+  const size_t smem = size_t(STAGES) * (kUnitBytes + (CONSUME > 0 ? XR * 128 : 0)) + 1024;
+  auto k = stream_kernel<STAGES, WS, CONSUME, XR>;
   BRAID_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   int fit = 0;
   BRAID_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kThreads + (WS ? 32 : 0), smem));
@@ -238,6 +240,79 @@ float run_one(bench::Timer& timer, cudaStream_t s, const Params& p, int ctas, in
     BRAID_CUDA_CHECK(cudaGetLastError());
   };
   return float(timer.median_us(launch, reps));
+}
+
+// "xrows": why the skinny GEMM slows down with more rows of X (LLaMA's W1: 35.6 us at M = 8, 43 at
+// M = 32 with either consumer). The skinny GEMM's loads alone (W box2, K-aligned split, 4-stage
+// __syncthreads ring or producer warp), with an X box of XR rows per unit that every tile shares (all
+// CTAs at one K position read the same lines) or that each tile reads from its own copy; next to the
+// real skinny GEMM at M = XR.
+template <int XR>
+void x_rows_arm(bench::Timer& timer, cudaStream_t s, Params p, int sms, int reps, const char* name, double w_bytes,
+                void* X, int K) {
+  for (int priv : {0, 1})
+    for (int cps : {1, 2}) {
+      CUtensorMap x_map;
+      const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(priv ? p.tiles * XR : XR)}, strides[1] = {cuuint64_t(K) * 2};
+      const cuuint32_t box[2] = {64, uint32_t(XR)};
+      encode(x_map, X, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+      p.x_map = x_map;
+      p.x_rows = XR;
+      p.x_private = priv;
+      p.assign = kAligned;
+      p.splits = std::max(1, cps * sms / p.tiles);
+      const int ctas = p.tiles * p.splits;
+      for (bool ws : {false, true}) {
+        const float us = ws ? run_one<4, true, 1, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 1, XR>(timer, s, p, ctas, cps, reps);
+        if (us < 0) continue;
+        std::printf("%-9s x%-3d %-7s %-4s cps %d %5d CTAs %8.1f us %6.2f TB/s of W\n", name, XR, priv ? "private" : "shared",
+                    ws ? "ws" : "sync", cps, ctas, us, w_bytes / (us * 1e-6) / 1e12);
+        std::fflush(stdout);
+      }
+    }
+}
+
+void x_rows_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32_t* sink) {
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  for (const Shape& sh : {Shape{"llama-W1", 8192, 5504}, Shape{"gpt3-W1", 12288, 6144}}) {
+    const int tiles = (sh.N + 127) / 128, cpt = (sh.K + 63) / 64;
+    const double w_bytes = double(sh.K) * sh.N * 2;
+    void *W, *X, *Y;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, w_bytes));
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(tiles) * 64 * sh.K * 2));  // (a private copy of 64 rows per tile)
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(64) * sh.N * 2));
+    fill_random(static_cast<__half*>(W), size_t(sh.K) * sh.N, 7, 1.f, s);
+    fill_random(static_cast<__half*>(X), size_t(tiles) * 64 * sh.K, 8, 1.f, s);
+    Params p;
+    p.tiles = tiles;
+    p.cpt = cpt;
+    p.pattern = kBox2;
+    p.sink = sink;
+    const cuuint64_t dims[2] = {cuuint64_t(sh.N), cuuint64_t(sh.K)}, strides[1] = {cuuint64_t(sh.N) * 2};
+    const cuuint32_t box[2] = {64u, 64u};
+    encode(p.map, W, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+    x_rows_arm<8>(timer, s, p, sms, reps, sh.name, w_bytes, X, sh.K);
+    x_rows_arm<16>(timer, s, p, sms, reps, sh.name, w_bytes, X, sh.K);
+    x_rows_arm<32>(timer, s, p, sms, reps, sh.name, w_bytes, X, sh.K);
+    x_rows_arm<64>(timer, s, p, sms, reps, sh.name, w_bytes, X, sh.K);
+    for (int M : {8, 16, 32, 64})
+      for (const char* cfg : {"a1s4", "a1s4-wg", "a2s4", "a2s4-wg", "p1s4-wg"}) {
+        skinny::SkinnyGemmOp g;
+        const std::string why = g.prepare({hopper::DType::F16, X, W, Y, M, sh.N, sh.K, hopper::Activation::None},
+                                          skinny::parse_skinny_config(cfg));
+        if (!why.empty()) continue;
+        const float us = float(timer.median_us([&] { g.run(s); }, reps));
+        std::printf("%-9s M=%-3d skinny-%-8s %5d CTAs %8.1f us %6.2f TB/s of W\n", sh.name, M, cfg, g.ctas(), us,
+                    w_bytes / (us * 1e-6) / 1e12);
+        std::fflush(stdout);
+      }
+    cudaFree(W);
+    cudaFree(X);
+    cudaFree(Y);
+  }
 }
 
 }  // namespace
@@ -261,6 +336,10 @@ int main(int argc, char** argv) {
   uint32_t* sink;
   BRAID_CUDA_CHECK(cudaMalloc(&sink, 4));
   bench::Timer timer(s);
+  if (argc > 2 && std::string(argv[2]) == "xrows") {
+    x_rows_study(timer, s, sms, reps, sink);
+    return 0;
+  }
   std::printf("%-9s %-6s %-8s %-4s %6s %4s %7s %9s %7s\n", "shape", "pattern", "assign", "ring", "stages", "cps", "ctas",
               "us", "TB/s");
   for (const Shape& sh : shapes) {
