@@ -32,6 +32,7 @@
 #include "braid/bench/harness.cuh"
 #include "braid/kernels/attention/mma_sm80.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
+#include "braid/kernels/skinny/skinny_gemm.cuh"
 #include "braid/kernels/skinny/skinny_op.hpp"
 
 namespace {
@@ -119,7 +120,8 @@ __device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst,
 
 // CONSUME: 0 = every thread reads 64 bytes of the stage; 1 = also an X box per unit (XR rows x 64
 // columns, from L2) on the same barrier; 2 = X box + the skinny GEMM's consumer (ldmatrix + mma.sync
-// of 8 warps x 16 columns, M = 8; box2 layout).
+// of 8 warps x 16 columns, M = 8; box2 layout); 3 / 4 = X box + the skinny GEMM's own consumer at XR
+// rows (skinny::detail::mma_chunk, mma.sync / wgmma).
 template <int STAGES, bool WS, int CONSUME = 0, int XR = 8>
 __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(const __grid_constant__ Params p) {
   constexpr int kStageBytes = kUnitBytes + (CONSUME > 0 ? XR * 128 : 0);
@@ -141,6 +143,7 @@ __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(con
   const int n = int(r.end - r.begin);
   uint32_t acc = 0;
   float facc[4] = {0.f, 0.f, 0.f, 0.f};
+  float xacc[XR / 8][4] = {};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   auto consume = [&](int i) {
     tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
@@ -151,6 +154,9 @@ __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(con
         const uint4 v = st[threadIdx.x + q * kThreads];
         acc ^= v.x + v.y + v.z + v.w;
       }
+    } else if constexpr (CONSUME >= 3) {  // the skinny GEMM's own consumer at XR rows: 3 mma.sync, 4 wgmma
+      const uint32_t w_st = ring + uint32_t(i % STAGES) * kStageBytes;
+      skinny::detail::mma_chunk<__half, XR, CONSUME == 4>(xacc, w_st, w_st + kUnitBytes, warp, lane);
     } else {  // the skinny GEMM's inner loop (skinny_gemm.cuh), M = 8
       namespace mma = braid::attention::mma;
       const uint32_t w_st = ring + uint32_t(i % STAGES) * kStageBytes, x_st = w_st + kUnitBytes;
@@ -195,7 +201,7 @@ __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(con
       consume(i);
     }
   }
-  if (acc == 0x9e3779b9u || facc[0] + facc[1] + facc[2] + facc[3] == 1234.5f) *p.sink = acc;
+  if (acc == 0x9e3779b9u || facc[0] + facc[1] + facc[2] + facc[3] + xacc[XR / 8 - 1][3] == 1234.5f) *p.sink = acc;
 }
 
 using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*,
@@ -262,13 +268,19 @@ void x_rows_arm(bench::Timer& timer, cudaStream_t s, Params p, int sms, int reps
       p.assign = kAligned;
       p.splits = std::max(1, cps * sms / p.tiles);
       const int ctas = p.tiles * p.splits;
-      for (bool ws : {false, true}) {
-        const float us = ws ? run_one<4, true, 1, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 1, XR>(timer, s, p, ctas, cps, reps);
-        if (us < 0) continue;
-        std::printf("%-9s x%-3d %-7s %-4s cps %d %5d CTAs %8.1f us %6.2f TB/s of W\n", name, XR, priv ? "private" : "shared",
-                    ws ? "ws" : "sync", cps, ctas, us, w_bytes / (us * 1e-6) / 1e12);
-        std::fflush(stdout);
-      }
+      for (int consume : {1, 3, 4})
+        for (bool ws : {false, true}) {
+          if (consume > 1 && (priv || cps != 1)) continue;
+          float us = -1;
+          if (consume == 1) us = ws ? run_one<4, true, 1, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 1, XR>(timer, s, p, ctas, cps, reps);
+          if (consume == 3) us = ws ? run_one<4, true, 3, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 3, XR>(timer, s, p, ctas, cps, reps);
+          if (consume == 4) us = ws ? run_one<4, true, 4, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 4, XR>(timer, s, p, ctas, cps, reps);
+          if (us < 0) continue;
+          std::printf("%-9s x%-3d %-7s %-4s %-8s cps %d %5d CTAs %8.1f us %6.2f TB/s of W\n", name, XR, priv ? "private" : "shared",
+                      ws ? "ws" : "sync", consume == 1 ? "loads" : consume == 3 ? "+mma" : "+wgmma", cps, ctas, us,
+                      w_bytes / (us * 1e-6) / 1e12);
+          std::fflush(stdout);
+        }
     }
 }
 
