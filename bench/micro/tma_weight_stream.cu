@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -348,6 +348,26 @@ int main(int argc, char** argv) {
   uint32_t* sink;
   BRAID_CUDA_CHECK(cudaMalloc(&sink, 4));
   bench::Timer timer(s);
+  if (argc > 4 && std::string(argv[2]) == "op") {  // one skinny GEMM on LLaMA's W1, `reps` launches (for ncu)
+    const int M = std::atoi(argv[3]), K = 8192, N = 5504;
+    void *W, *X, *Y;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, size_t(K) * N * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(64) * K * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(64) * N * 2));
+    fill_random(static_cast<__half*>(W), size_t(K) * N, 7, 1.f, s);
+    fill_random(static_cast<__half*>(X), size_t(64) * K, 8, 1.f, s);
+    skinny::SkinnyGemmOp g;
+    const std::string why =
+        g.prepare({hopper::DType::F16, X, W, Y, M, N, K, hopper::Activation::None}, skinny::parse_skinny_config(argv[4]));
+    if (!why.empty()) {
+      std::fprintf(stderr, "%s\n", why.c_str());
+      return 1;
+    }
+    for (int r = 0; r < reps; ++r) g.run(s);
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::printf("llama-W1 M=%d skinny-%s: %d launches\n", M, argv[4], reps);
+    return 0;
+  }
   if (argc > 2 && std::string(argv[2]) == "xrows") {
     x_rows_study(timer, s, sms, reps, sink);
     return 0;
