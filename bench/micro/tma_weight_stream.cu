@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows | op M CONFIG]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows | ksweep | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -366,6 +366,29 @@ int main(int argc, char** argv) {
     for (int r = 0; r < reps; ++r) g.run(s);
     BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
     std::printf("llama-W1 M=%d skinny-%s: %d launches\n", M, argv[4], reps);
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "ksweep") {  // the skinny GEMM's time vs K and M (N = 5504): per
+    // chunk or per launch? (A cost that grows with K is in the streaming loop; a constant one in the tail.)
+    const int N = 5504, Kmax = 16384;
+    void *W, *X, *Y;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, size_t(Kmax) * N * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(64) * Kmax * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(64) * N * 2));
+    fill_random(static_cast<__half*>(W), size_t(Kmax) * N, 7, 1.f, s);
+    fill_random(static_cast<__half*>(X), size_t(64) * Kmax, 8, 1.f, s);
+    for (const char* cfg : {"a1s4-wg", "a1s4", "c43s4-wg", "c86s4-wg"})
+      for (int K : {2048, 4096, 8192, 16384})
+        for (int M : {8, 16, 32, 64}) {
+          skinny::SkinnyGemmOp g;
+          const std::string why =
+              g.prepare({hopper::DType::F16, X, W, Y, M, N, K, hopper::Activation::None}, skinny::parse_skinny_config(cfg));
+          if (!why.empty()) continue;
+          const float us = float(timer.median_us([&] { g.run(s); }, reps));
+          std::printf("ksweep skinny-%-9s N=%d K=%-6d M=%-3d %4d CTAs %8.1f us %6.2f TB/s of W\n", cfg, N, K, M, g.ctas(), us,
+                      double(K) * N * 2 / (us * 1e-6) / 1e12);
+          std::fflush(stdout);
+        }
     return 0;
   }
   if (argc > 2 && std::string(argv[2]) == "xrows") {
