@@ -377,7 +377,7 @@ int main(int argc, char** argv) {
     BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(64) * N * 2));
     fill_random(static_cast<__half*>(W), size_t(Kmax) * N, 7, 1.f, s);
     fill_random(static_cast<__half*>(X), size_t(64) * Kmax, 8, 1.f, s);
-    for (const char* cfg : {"a1s4-wg", "a1s4", "c43s4-wg", "c86s4-wg"})
+    for (const char* cfg : {"a1s4-wg", "a1s4", "a1s4-dsm-wg", "c43s4-wg", "c86s4-wg"})
       for (int K : {2048, 4096, 8192, 16384})
         for (int M : {8, 16, 32, 64}) {
           skinny::SkinnyGemmOp g;

@@ -201,8 +201,14 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
   constexpr int MB = MR / 8;
   const uint32_t cpt = uint32_t(p.chunks_per_tile);
   const uint32_t first = owner(uint64_t(t) * cpt, U, G), last = owner(uint64_t(t) * cpt + cpt - 1, U, G);
-  auto slot_of = [&](uint32_t j) {  // a CTA's first tile -> slot 0, its last (cut) tile -> slot 1
-    const uint32_t s = unit_begin(j, U, G) / cpt == t ? 0u : 1u;
+  // A CTA's partial of tile t: slot 0 if t is its first tile, slot 1 if t is its last (cut) one. Ranges are
+  // contiguous and non-empty (G <= U), so every contributor after `first` starts inside tile t: only
+  // `first` can hold t as its last tile -- one 64-bit division per tile, not one per contributor and
+  // row block. (That was the tail: 8 (MB) x 8 divisions per thread at M = 64 cost ~35 us, ~7 at M = 32;
+  // bench/results/skinny-wg-h100-20261124/.)
+  const uint32_t first_slot = unit_begin(first, U, G) / cpt == t ? 0u : 1u;
+  auto slot_of = [&](uint32_t j) {
+    const uint32_t s = j == first ? first_slot : 0u;
     return p.partials + ((size_t(j) * 2 + s) * kWarps + warp) * MB * 32 + lane;
   };
   float4* mine = slot_of(me);
@@ -214,15 +220,23 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
   if (s_last == 0) return false;
   if (tid == 0) p.arrivals[t] = 0;
 #pragma unroll
-  for (int b = 0; b < MB; ++b) {
-    sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
-    for (uint32_t j0 = first; j0 <= last; j0 += kMaxReduce) {  // loads in flight, then added in CTA order
+  for (int b = 0; b < MB; ++b) sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+  // Contributors in groups of kMaxReduce, every row block's loads of a group in flight together, then
+  // added in CTA (= K) order: each sum sees 0 + the first CTA's partial + the next's ..., as the cluster
+  // reduction does (the same bits).
+  for (uint32_t j0 = first; j0 <= last; j0 += kMaxReduce) {
+    const float4* src[kMaxReduce];
+#pragma unroll
+    for (int q = 0; q < kMaxReduce; ++q) {
+      const uint32_t j = j0 + q;
+      src[q] = j <= last && j != me ? slot_of(j) : nullptr;
+    }
+#pragma unroll
+    for (int b = 0; b < MB; ++b) {
       float4 v[kMaxReduce];
 #pragma unroll
-      for (int q = 0; q < kMaxReduce; ++q) {
-        const uint32_t j = j0 + q;
-        v[q] = j <= last && j != me ? __ldcg(slot_of(j) + b * 32) : make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
-      }
+      for (int q = 0; q < kMaxReduce; ++q)
+        v[q] = src[q] != nullptr ? __ldcg(src[q] + b * 32) : make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
 #pragma unroll
       for (int q = 0; q < kMaxReduce; ++q)
         if (j0 + q <= last) {
@@ -375,16 +389,20 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
       if (cluster::rank() == 0) {
         float sum[MB][4];
         const uint32_t n = cluster::size();
+        const uint32_t local = cluster::smem_addr(mine + warp * MB * 32 + lane);
 #pragma unroll
-        for (int b = 0; b < MB; ++b) {
-          sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
-          const uint32_t local = cluster::smem_addr(mine + (warp * MB + b) * 32 + lane);
-          for (uint32_t r = 0; r < n; ++r) {
-            const float4 v = cluster::ld_f32x4(cluster::map(local, r));
-            sum[b][0] += v.x;
-            sum[b][1] += v.y;
-            sum[b][2] += v.z;
-            sum[b][3] += v.w;
+        for (int b = 0; b < MB; ++b) sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+        for (uint32_t r = 0; r < n; ++r) {  // rank order; a rank's row blocks loaded together
+          const uint32_t remote = cluster::map(local, r);
+          float4 v[MB];
+#pragma unroll
+          for (int b = 0; b < MB; ++b) v[b] = cluster::ld_f32x4(remote + uint32_t(b) * 32u * 16u);
+#pragma unroll
+          for (int b = 0; b < MB; ++b) {
+            sum[b][0] += v[b].x;
+            sum[b][1] += v[b].y;
+            sum[b][2] += v[b].z;
+            sum[b][3] += v[b].w;
           }
         }
         finish_tile(t, sum);
