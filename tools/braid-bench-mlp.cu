@@ -488,9 +488,12 @@ int main(int argc, char** argv) {
         if (c1.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, c1[1].second, b2);
         // PDL alone with the runner-up configurations too: a GEMM's fastest configuration alone is not
         // always the fastest next to the other GEMM (LLaMA T=128 at bd0e2dc: gemm2 128x128-direct
-        // 24.1 us alone vs 64x128 24.7, yet the chain 72.7 vs 60.3 us).
-        for (size_t i = 0; i < std::min<size_t>(2, c1.size()); ++i)
-          for (size_t j = 0; j < std::min<size_t>(2, c2.size()); ++j)
+        // 24.1 us alone vs 64x128 24.7, yet the chain 72.7 vs 60.3 us; GPT-3 T=64 at 34faa9f: gemm2
+        // 64x256 58.0 us alone, 64x128 its runner-up, chains 128.0 vs 114.6 us). Each GEMM's four
+        // fastest, every pair.
+        constexpr size_t kPairRanks = 4;
+        for (size_t i = 0; i < std::min(kPairRanks, c1.size()); ++i)
+          for (size_t j = 0; j < std::min(kPairRanks, c2.size()); ++j)
             if (i + j > 0) add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, c1[i].second, c2[j].second);
         // The fastest GEMMs alone need not make the fastest chain (a skinny GEMM next to a Hopper one
         // has run slower than the sum of their times): also both GEMMs of one kind.
