@@ -410,6 +410,16 @@ int main(int argc, char** argv) {
         if (i < out_timed.size()) add_pdl_only(cq, ca, out_timed[i].second);
       }
     }
+    // A skinny QKV GEMM under PDL alone also with the late trigger (SkinnyConfig::late_trigger, as the
+    // MLP benchmark tries it): the attention kernel then launches near the GEMM's tail instead of at its
+    // start -- its CTAs stop competing for DRAM with the weight stream, but start their cached-key loads
+    // later.
+    for (size_t i = 0, n = variants.size(); i < n; ++i)
+      if (variants[i].pdl_only && variants[i].qkv.is_skinny && !variants[i].qkv.skinny_config.late_trigger) {
+        AttentionBlockVariant v = variants[i];
+        v.qkv.skinny_config.late_trigger = true;
+        variants.push_back(v);
+      }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
     for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);
