@@ -289,13 +289,14 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   // Unit u_begin + i -> ring stage i % STAGES, issued by thread 0: the stage's byte count, W's two
   // boxes, and (after the waits for it) X's box. Rows past K or N, and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
-  auto load_w = [&](int i) {
+  // (expect: the stage's byte count, before its first box; `expect == false`: already set.)
+  auto load_w = [&](int i, bool expect = true) {
     if (tid != 0) return;
     const uint32_t u = u_begin + uint32_t(i);
     const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
     uint64_t* bar = &full[i % STAGES];
-    tma::arrive_expect_tx(bar, Smem::kStageBytes);
+    if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
     tma::load_2d(dst, &p.w_map, n0, k0, bar, w_policy);
     tma::load_2d(dst + Smem::kWBoxBytes, &p.w_map, n0 + 64, k0, bar, w_policy);
   };
@@ -420,9 +421,15 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
     __syncthreads();  // stage i - 1 (refilled below) is consumed by every warp
     if (const int nx = i + STAGES - 1; nx < n_units) {
-      load_w(nx);
-      wait_unit(nx);
-      load_x(nx);
+      if (need_wait) {  // W first: its bytes stream while the wait for X's producer tiles runs
+        load_w(nx);
+        wait_unit(nx);
+        load_x(nx);
+      } else {  // X first: issued behind W's 16 KB, X's first reads (DRAM misses) finished the stage late
+        if (tid == 0) tma::arrive_expect_tx(&full[nx % STAGES], Smem::kStageBytes);
+        load_x(nx);
+        load_w(nx, false);
+      }
     }
     tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
 
