@@ -176,6 +176,13 @@ int main(int argc, char** argv) {
         GemmConfig c{n_, 1, 0};
         c.tile_m = m_;
         v.push_back(c);
+        // Stream-K and split-K 2 on them too: at S = 512 GPT-3's QKV GEMM has 108 192x128 tiles for 132
+        // SMs, a fifth of the GPU idle for the whole GEMM when data-parallel (as the MLP benchmark tries).
+        GemmConfig sk = c, split = c;
+        sk.stream_k = true;
+        v.push_back(sk);
+        split.splits = 2;
+        v.push_back(split);
         if (n_ == 128 && m_ == 128) continue;
         c.store = hopper::EpilogueStore::Staged;  // (whole tiles: the TMA-store epilogue, where instantiated)
         v.push_back(c);
