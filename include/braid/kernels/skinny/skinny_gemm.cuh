@@ -253,12 +253,10 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
 }  // namespace detail
 
 // MR: rows computed (a multiple of 8 >= M); WG: wgmma consumers (mma_chunk). Grid: (G persistent
-// CTAs), G <= tiles x chunks_per_tile. Up to 16 rows the kernel is held to 3 CTAs' registers per SM
-// (72 per thread, no spills): a 2-CTA-per-SM configuration then leaves room for a PDL dependent's CTA
-// on every SM (with 96 registers, two of these and one more did not fit in the register file).
+// CTAs), G <= tiles x chunks_per_tile.
 // Dynamic shared memory: SkinnySmem<MR, STAGES>::bytes(act == SwiGLU).
 template <class T, int MR, int STAGES, bool WG>
-__global__ void __launch_bounds__(kThreads, MR <= 16 ? 3 : 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
+__global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                    const StageParams sp) {
   using Smem = SkinnySmem<MR, STAGES>;
   constexpr int MB = MR / 8;  // 8-row blocks of X (the MMA's N dimension)
