@@ -124,85 +124,73 @@ BRAID_WG_DEFINE(__nv_bfloat16, "bf16")
 template <class T, int N, int kTransA, int kTransB>
 struct Mma64xN;
 
-template <int kTransA, int kTransB>
-struct Mma64xN<__half, 8, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[1][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %6, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, %7, %8; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__nv_bfloat16, 8, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[1][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %6, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, %7, %8; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__half, 16, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[2][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__nv_bfloat16, 16, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[2][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %10, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %11, %12; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__half, 32, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[4][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %18, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %19, %20; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__nv_bfloat16, 32, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[4][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %18, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %19, %20; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__half, 64, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[8][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
-template <int kTransA, int kTransB>
-struct Mma64xN<__nv_bfloat16, 64, kTransA, kTransB> {
-  static __device__ __forceinline__ void ss(float (&d)[8][4], uint64_t a, uint64_t b) {
-    asm volatile(
-        "{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %35, %36; }"
-        : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
-        : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));
-  }
-};
+// Per N: the accumulator registers, their operands, and the operand numbers after them.
+#define BRAID_WGN_D8 "{%0, %1, %2, %3}"
+#define BRAID_WGN_OPS8(d) "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3])
+#define BRAID_WGN_SETP8 "%6"
+#define BRAID_WGN_TAIL8 ", %4, %5, p, 1, 1, %7, %8; }"
+#define BRAID_WGN_D16 "{%0, %1, %2, %3, %4, %5, %6, %7}"
+#define BRAID_WGN_OPS16(d) \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), \
+  "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3])
+#define BRAID_WGN_SETP16 "%10"
+#define BRAID_WGN_TAIL16 ", %8, %9, p, 1, 1, %11, %12; }"
+#define BRAID_WGN_D32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+#define BRAID_WGN_OPS32(d) \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), \
+  "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
+  "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), \
+  "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3])
+#define BRAID_WGN_SETP32 "%18"
+#define BRAID_WGN_TAIL32 ", %16, %17, p, 1, 1, %19, %20; }"
+#define BRAID_WGN_D64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define BRAID_WGN_OPS64(d) \
+  "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), \
+  "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]), \
+  "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), \
+  "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]), \
+  "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), \
+  "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]), \
+  "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), \
+  "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
+#define BRAID_WGN_SETP64 "%34"
+#define BRAID_WGN_TAIL64 ", %32, %33, p, 1, 1, %35, %36; }"
+#define BRAID_WGN_DEFINE(TYPE, PTXTYPE, N)                                                                        \
+  template <int kTransA, int kTransB>                                                                            \
+  struct Mma64xN<TYPE, N, kTransA, kTransB> {                                                                    \
+    static __device__ __forceinline__ void ss(float (&d)[N / 8][4], uint64_t a, uint64_t b) {                    \
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, " BRAID_WGN_SETP##N ", 0;\n"                                 \
+                   "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." PTXTYPE "." PTXTYPE " " BRAID_WGN_D##N      \
+                   BRAID_WGN_TAIL##N                                                                             \
+                   : BRAID_WGN_OPS##N(d)                                                                         \
+                   : "l"(a), "l"(b), "r"(1), "n"(kTransA), "n"(kTransB));                                        \
+    }                                                                                                            \
+  };
+BRAID_WGN_DEFINE(__half, "f16", 8)
+BRAID_WGN_DEFINE(__half, "f16", 16)
+BRAID_WGN_DEFINE(__half, "f16", 32)
+BRAID_WGN_DEFINE(__half, "f16", 64)
+BRAID_WGN_DEFINE(__nv_bfloat16, "bf16", 8)
+BRAID_WGN_DEFINE(__nv_bfloat16, "bf16", 16)
+BRAID_WGN_DEFINE(__nv_bfloat16, "bf16", 32)
+BRAID_WGN_DEFINE(__nv_bfloat16, "bf16", 64)
+#undef BRAID_WGN_DEFINE
+#undef BRAID_WGN_D8
+#undef BRAID_WGN_OPS8
+#undef BRAID_WGN_SETP8
+#undef BRAID_WGN_TAIL8
+#undef BRAID_WGN_D16
+#undef BRAID_WGN_OPS16
+#undef BRAID_WGN_SETP16
+#undef BRAID_WGN_TAIL16
+#undef BRAID_WGN_D32
+#undef BRAID_WGN_OPS32
+#undef BRAID_WGN_SETP32
+#undef BRAID_WGN_TAIL32
+#undef BRAID_WGN_D64
+#undef BRAID_WGN_OPS64
+#undef BRAID_WGN_SETP64
+#undef BRAID_WGN_TAIL64
 
 }  // namespace braid::attention::wg
