@@ -287,7 +287,8 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   bool fence_x = false;    // thread 0 acquired X's producer tiles since the last X load was issued
 
   // Unit u_begin + i -> ring stage i % STAGES, issued by thread 0: the stage's byte count, W's two
-  // boxes, and (after the waits for it) X's box. Rows past K or N, and X rows past M, arrive as zeros.
+  // boxes, and (after the waits for it) X's box -- or, in the loop when nothing is waited for, X's box
+  // first. Rows past K or N, and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   // (expect: the stage's byte count, before its first box; `expect == false`: already set.)
   auto load_w = [&](int i, bool expect = true) {
