@@ -338,17 +338,13 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if constexpr (kW)
           if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
         const int stage = write.index();
-        // B before A only where a wait for A's producer follows (R: the weights stream meanwhile). In
-        // the plain loop A goes first: issued behind B's bytes, A's first reads (DRAM misses every
-        // column block's CTAs share) finished the stage late (the skinny GEMM: docs/skinny-gemm.md).
-        const bool b_first = weights_first && kW;
         if (elected) {
           // (Unbounded, CUTLASS's wait: the one thread that issues the loads bounds a convolution's
           // mainloop, and a bounded acquire here made conv pairs 1-16% slower -- bounded-waits-ab
           // results. A stage the consumers never release means they are stuck, in a bounded wait or
           // where Chain::check's deadline sees it.)
           pipeline.producer_acquire(write);
-          if (b_first)
+          if (weights_first)
             copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
                  tBsB(_, _, _, stage));
         }
@@ -366,7 +362,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         if (elected) {
           auto* bar = pipeline.producer_get_barrier(write);
           copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, *a_k), tAsA(_, _, _, stage));
-          if (!b_first)
+          if (!weights_first)
             copy(p.mainloop.tma_load_b.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
         }
         ++write;
