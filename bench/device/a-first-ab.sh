@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A/B of the Hopper GEMM/conv producer's load order in its plain loop (A before B, a450eae+; B before A
-# before): braid-gemm on weight-streaming and compute-bound shapes and braid-bench-conv on the deep conv
-# layers, the two binaries alternated twice.
+# A/B of two builds of the Hopper GEMM/conv kernels (written for the producer's load order in its plain
+# loop: A before B at 71d8fc1, reverted): braid-gemm on weight-streaming and compute-bound shapes and
+# braid-bench-conv on the deep conv layers, the two builds alternated twice.
 #   OLD=dir NEW=dir PEERS=conv-torch.csv OUT=out bash bench/device/a-first-ab.sh
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
