@@ -52,7 +52,11 @@ namespace braid::skinny {
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kMaxReduce = 8;   // contributions loaded at once by a tile's reducing CTA
+// Contributions a tile's reducing CTA loads at once (per row block). 4, not 8: at 32-64 rows 8 held the
+// reduction at 128 registers with spills, and LLaMA's W1 at M = 64 took 46 instead of 41 us; 5
+// contributors (GPT-3's W1, a2s4) cost nothing measurable in two rounds
+// (bench/results/skinny-wg-h100-20261124/maxreduce/).
+constexpr int kMaxReduce = 4;
 
 struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   CUtensorMap w_map;  // W [K rows, N cols], 64 x 64 boxes
