@@ -9,6 +9,40 @@
 namespace braid::skinny {
 
 using KernelFn = void (*)(const SkinnyParams, const StageParams);
+using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
+
+// The two kernel families (the lone GEMM, the fused chain), each instantiated per element type, rows
+// (MR), ring stages and MMA consumers; `pick` maps a configuration to its instantiation.
+struct GemmKernels {
+  template <class T, int MR, int S, bool WG>
+  static KernelFn of() { return skinny_gemm_kernel<T, MR, S, WG>; }
+};
+struct ChainKernels {
+  template <class T, int MR, int S, bool WG>
+  static ChainKernelFn of() { return skinny_chain_kernel<T, MR, S, WG>; }
+};
+// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster.
+template <class Family, class T, int MR>
+static auto pick_stages(int stages, bool wg) {
+  if (wg) return stages == 6 ? Family::template of<T, MR, 6, true>() : Family::template of<T, MR, 4, true>();
+  return stages == 8   ? Family::template of<T, MR, 8, false>()
+         : stages == 6 ? Family::template of<T, MR, 6, false>()
+                       : Family::template of<T, MR, 4, false>();
+}
+template <class Family, class T>
+static auto pick_rows(int mr, int stages, bool wg) {
+  switch (mr) {
+    case 8: return pick_stages<Family, T, 8>(stages, wg);
+    case 16: return pick_stages<Family, T, 16>(stages, wg);
+    case 32: return pick_stages<Family, T, 32>(stages, wg);
+    default: return pick_stages<Family, T, 64>(stages, wg);
+  }
+}
+template <class Family>
+static auto pick(hopper::DType dtype, int mr, int stages, bool wg) {
+  return dtype == hopper::DType::BF16 ? pick_rows<Family, __nv_bfloat16>(mr, stages, wg)
+                                      : pick_rows<Family, __half>(mr, stages, wg);
+}
 
 struct SkinnyGemmOp::Impl {
   hopper::GemmArgs args;
@@ -55,23 +89,6 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   return "";
 }
 
-// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster.
-template <class T, int MR>
-static KernelFn pick_stages(int stages, bool wg) {
-  if (wg) return stages == 6 ? skinny_gemm_kernel<T, MR, 6, true> : skinny_gemm_kernel<T, MR, 4, true>;
-  return stages == 8   ? skinny_gemm_kernel<T, MR, 8, false>
-         : stages == 6 ? skinny_gemm_kernel<T, MR, 6, false>
-                       : skinny_gemm_kernel<T, MR, 4, false>;
-}
-template <class T>
-static KernelFn pick(int mr, int stages, bool wg) {
-  switch (mr) {
-    case 8: return pick_stages<T, 8>(stages, wg);
-    case 16: return pick_stages<T, 16>(stages, wg);
-    case 32: return pick_stages<T, 32>(stages, wg);
-    default: return pick_stages<T, 64>(stages, wg);
-  }
-}
 static size_t smem_bytes(int mr, int stages, bool swiglu) {
   auto f = [&](auto mr_c) -> size_t {
     constexpr int MR = decltype(mr_c)::value;
@@ -104,7 +121,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
   p.tiles = (a.N + kTileCols - 1) / kTileCols;
   p.chunks_per_tile = (a.K + kChunkK - 1) / kChunkK;
   const uint64_t units = uint64_t(p.tiles) * p.chunks_per_tile;
-  im->kernel = a.dtype == hopper::DType::BF16 ? pick<__nv_bfloat16>(mr, c.stages, c.wgmma) : pick<__half>(mr, c.stages, c.wgmma);
+  im->kernel = pick<GemmKernels>(a.dtype, mr, c.stages, c.wgmma);
   im->smem = smem_bytes(mr, c.stages, swiglu);
   // The limit is per kernel function, shared by every op of this instantiation: set it to the
   // largest this instantiation ever uses (with the SwiGLU hand-over), never lower it under a
@@ -227,8 +244,6 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
 
 // ---- SkinnyChainOp ----------------------------------------------------------------------------------
 
-using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
-
 struct SkinnyChainOp::Impl {
   SkinnyGemmOp g[2];  // own the tensor maps and the split-K workspaces
   SkinnyChainParams p;
@@ -243,22 +258,6 @@ SkinnyChainOp::~SkinnyChainOp() = default;
 SkinnyChainOp::SkinnyChainOp(SkinnyChainOp&&) noexcept = default;
 SkinnyChainOp& SkinnyChainOp::operator=(SkinnyChainOp&&) noexcept = default;
 
-template <class T, int MR>
-static ChainKernelFn pick_chain_stages(int stages, bool wg) {
-  if (wg) return stages == 6 ? skinny_chain_kernel<T, MR, 6, true> : skinny_chain_kernel<T, MR, 4, true>;
-  return stages == 8   ? skinny_chain_kernel<T, MR, 8, false>
-         : stages == 6 ? skinny_chain_kernel<T, MR, 6, false>
-                       : skinny_chain_kernel<T, MR, 4, false>;
-}
-template <class T>
-static ChainKernelFn pick_chain(int mr, int stages, bool wg) {
-  switch (mr) {
-    case 8: return pick_chain_stages<T, 8>(stages, wg);
-    case 16: return pick_chain_stages<T, 16>(stages, wg);
-    case 32: return pick_chain_stages<T, 32>(stages, wg);
-    default: return pick_chain_stages<T, 64>(stages, wg);
-  }
-}
 
 std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfig& c1, const hopper::GemmArgs& a2,
                                    const SkinnyConfig& c2) {
@@ -280,8 +279,7 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
     im->p.ctas[q] = im->g[q].ctas();
   }
   const int mr = a1.M <= 8 ? 8 : a1.M <= 16 ? 16 : a1.M <= 32 ? 32 : 64;
-  im->kernel = a1.dtype == hopper::DType::BF16 ? pick_chain<__nv_bfloat16>(mr, c1.stages, c1.wgmma)
-                                                : pick_chain<__half>(mr, c1.stages, c1.wgmma);
+  im->kernel = pick<ChainKernels>(a1.dtype, mr, c1.stages, c1.wgmma);
   im->smem = smem_bytes(mr, c1.stages, a1.act == hopper::Activation::SwiGLU);
   const size_t smem_max = smem_bytes(mr, c1.stages, true);
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
