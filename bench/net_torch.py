@@ -21,7 +21,7 @@ Variants, all under one CUDA graph per network and batch:
   braid:<v>          v = stream (braid kernels, stream order), pdl-only, conv2dtilesync-pdl, rowsync-pdl,
                      and the last two with dynamic dispatch (-dyn: CTAs take tiles from a ticket counter)
   braid              the fastest braid:<v> (what braid's autotuning would pick)
-Each braid layer's tile config is chosen first by timing it alone (tiles 128/64 x 64/128, 128x64 also with the staged epilogue, split-K 1/2/3/4,
+Each braid layer's tile config is chosen first by timing it alone (tiles 128/64 x 64/128 and 192x128, 128x64 also with the staged epilogue, split-K 1/2/3/4,
 stream-K). Checks, per variant: outputs poisoned with NaN, one run, logits vs an fp32 reference of the
 same network (rel = max|y - ref| / max|ref| < 2e-2 over ~20 layers) and, for braid, every chain output
 bit-identical to braid:stream with the same tile configs (two runs each). Timing: L2 evicted (256 MiB read) before each replay,
@@ -58,6 +58,8 @@ CONFIGS = [f"{tm}x{tn}{d}" for tm in (128, 64) for tn in (64, 128) for d in SPLI
 CONFIGS += [f"128x64-staged{d}" for d in SPLITS]
 # Split-K 2 with the partials exchanged in clusters of two CTAs (-dsm: staged epilogues only)
 CONFIGS += ["128x128-sk2-dsm", "128x64-staged-sk2-dsm"]
+# 192x128 tiles (fp16): one round where 128x128 makes just over a wave (C=128 at 28x28, batch >= 24)
+CONFIGS += [f"192x128{d}" for d in SPLITS]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------

@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
   // (EpilogueStore: whole-sector stores for one pipeline stage); staged tiles also split 2 with the
   // partials exchanged between the two CTAs of a cluster (-dsm).
   std::vector<GemmConfig> candidates;
-  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}})
+  // 192x128 (fp16): one round of tiles where 128x128 makes just over a wave (C=128 28x28, N >= 24).
+  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}, {192, 128}})
     for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
       if (store == hopper::EpilogueStore::Staged && !(tm == 128 && tn == 64)) continue;
       for (int sk : {1, 2, 3, 4})

@@ -9,6 +9,7 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_192x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged(bool segmented);
@@ -23,6 +24,7 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int ti
     if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128(segmented);
     if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64(segmented);
     if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128(segmented);
+    if (tile_m == 192 && tile_n == 128) return make_conv_kernel_f16_192x128(segmented);
   } else {
     if (tile_m == 128 && tile_n == 64) return make_conv_kernel_bf16_128x64(segmented);
     if (tile_m == 64 && tile_n == 64) return make_conv_kernel_bf16_64x64(segmented);
@@ -46,7 +48,11 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
   if (int64_t(a.N) * a.H * a.W >= (int64_t(1) << 31)) return "N*H*W must fit in 31 bits";
   if (a.act != Activation::ReLU && a.act != Activation::None) return "the convolution's activation is ReLU or none";
   if (c.tile_n != 64 && c.tile_n != 128) return "tile_n must be 64 or 128 (got " + std::to_string(c.tile_n) + ")";
-  if (c.tile_m != 64 && c.tile_m != 128) return "tile_m must be 64 or 128 (got " + std::to_string(c.tile_m) + ")";
+  if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)
+    return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
+  if (c.tile_m == 192 && (c.tile_n != 128 || a.dtype != DType::F16))
+    return "192-row convolution tiles exist for fp16 with tile_n 128 only (got " + std::string(dtype_name(a.dtype)) +
+           " tile_n " + std::to_string(c.tile_n) + ")";
   if (c.multicast != 1) return "the convolution kernels do not multicast their filters (-mc): no such instantiation";
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }

@@ -88,6 +88,10 @@ TEST_F(HopperTest, ConvMatchesReference) {
       {DType::F16, 128, 64, 1, 9, 13, 64, 128, 1, false, 0, true, EpilogueStore::Staged},
       {DType::F16, 128, 64, 2, 14, 14, 128, 64, 3, false, 0, true, EpilogueStore::Staged},
       {DType::F16, 128, 64, 1, 10, 10, 64, 192, 1, true, 7, false, EpilogueStore::Staged},
+      // 192x128 (three consumer warpgroups): ragged pixels (392 = 2 x 192 + 8) and filters, split-K, stream-K
+      {DType::F16, 192, 128, 2, 14, 14, 128, 192},
+      {DType::F16, 192, 128, 1, 20, 20, 64, 128, 3},
+      {DType::F16, 192, 128, 3, 9, 11, 128, 128, 1, true, 3},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -132,6 +136,11 @@ TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("tile_n"), std::string::npos);
   cfg.tile_n = 128;
   EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("no bf16"), std::string::npos);
+  cfg.tile_m = 192;
+  cfg.tile_n = 64;
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
+  cfg.tile_n = 128;
+  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
 }
 
 namespace {
@@ -188,6 +197,7 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
       {staged(cfg(128, 64, 1, false, 0)), staged(cfg(128, 64, 2, false, 0))},  // staged epilogues
       {reduce_scatter(cfg(128, 128, 3, false, 0)), reduce_scatter(cfg(64, 64, 2, false, 5))},  // 5 CTAs -> 4
       {dsm(cfg(128, 128, 2, false, 0)), dsm(staged(cfg(128, 64, 2, false, 6)))},  // split 2 in clusters
+      {cfg(192, 128, 1, false, 0), cfg(192, 128, 2, false, 0)},  // three consumer warpgroups, whole and split
   };
 }
 

@@ -8,7 +8,8 @@
 //   chain.set_launcher(i, [&](const LaunchCtx& ctx) { c.launch(ctx); });  // a stage of a Chain
 //
 // The GEMM view (conv_traits.cuh): M = N*H*W pixels, N = K filters, K = R*S*C; GemmConfig picks the
-// tile (tile_m 64/128 pixels x tile_n 64/128 filters) and the work decomposition (split-K, stream-K).
+// tile (tile_m 64/128 pixels x tile_n 64/128 filters, or 192 x 128 for fp16) and the work
+// decomposition (split-K, stream-K).
 #pragma once
 #include <memory>
 #include <string>
@@ -38,7 +39,7 @@ class ConvKernelBase : public KernelBase {
 };
 
 // The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/conv_*.cu);
-// nullptr when none (the non-default store exists for fp16 128x64 only). segmented: the schedule cuts
+// nullptr when none (192x128 is fp16 only; the non-default store exists for fp16 128x64 only). segmented: the schedule cuts
 // tiles into segments (split-K, stream-K); otherwise the whole-tile instantiation (no fixup compiled in).
 std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented = true);
 
