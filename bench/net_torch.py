@@ -60,6 +60,10 @@ CONFIGS += [f"128x64-staged{d}" for d in SPLITS]
 CONFIGS += ["128x128-sk2-dsm", "128x64-staged-sk2-dsm"]
 # 192x128 tiles (fp16): one round where 128x128 makes just over a wave (C=128 at 28x28, batch >= 24)
 CONFIGS += [f"192x128{d}" for d in SPLITS]
+# Filters multicast to clusters of two CTAs on vertically adjacent tiles (-mc2, fp16): the deep layers'
+# k-steps are bound by the L2's aggregate bandwidth; last-arrival split-K only (not with -rs)
+CONFIGS += [f"{t}{d}-mc2" for t in ("128x64", "64x64", "64x128") for d in ("", "-sk2", "-sk3", "-sk4")]
+CONFIGS += [f"{t}-mc2-streamk" for t in ("128x64", "64x64", "64x128")]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------
@@ -278,7 +282,7 @@ def pick_configs(lib, prog, P, x, scratch, log_prefix, switch_frac):
             prev = name
         names = [n for n, _ in layers]
         chosen = pick_chain(times, switch_frac)
-        dp_times = [{c: t for c, t in tl.items() if "streamk" not in c and "-rs" not in c and "-dsm" not in c}
+        dp_times = [{c: t for c, t in tl.items() if "streamk" not in c and "-rs" not in c and "-dsm" not in c and "-mc" not in c}
                     for tl in times]
         chosen_dp = pick_chain(dp_times, switch_frac)
         if switch_frac > 0:

@@ -13,8 +13,19 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_192x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_64x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_mc2(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64_mc2(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128_mc2(bool segmented);
 
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented) {
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented,
+                                                 int multicast) {
+  if (multicast != 1) {  // filters multicast to clusters of two: fp16, default stores, three tiles
+    if (multicast != 2 || dtype != DType::F16 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
+    if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64_mc2(segmented);
+    if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64_mc2(segmented);
+    if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128_mc2(segmented);
+    return nullptr;
+  }
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
     if (dtype == DType::F16 && tile_m == 128 && tile_n == 64 && staged) return make_conv_kernel_f16_128x64_staged(segmented);
     return nullptr;
@@ -53,21 +64,26 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
   if (c.tile_m == 192 && (c.tile_n != 128 || a.dtype != DType::F16))
     return "192-row convolution tiles exist for fp16 with tile_n 128 only (got " + std::string(dtype_name(a.dtype)) +
            " tile_n " + std::to_string(c.tile_n) + ")";
-  if (c.multicast != 1) return "the convolution kernels do not multicast their filters (-mc): no such instantiation";
+  if (c.multicast != 1 &&
+      (c.multicast != 2 || a.dtype != DType::F16 || c.staged() != stages_epilogue_by_default(c.tile_m, c.tile_n) ||
+       !((c.tile_m == 128 && c.tile_n == 64) || (c.tile_m == 64 && (c.tile_n == 64 || c.tile_n == 128)))))
+    return "filters multicast to clusters of two (-mc2) exist for fp16 128x64, 64x64 and 64x128 tiles with their default "
+           "stores (got " + std::string(dtype_name(a.dtype)) + " " + c.name() + ")";
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }
 
 std::string ConvOp::kernel_function(const GemmConfig& c) {
   return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + (c.staged() ? "-staged" : "-direct") +
-         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole");
+         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole") + (c.multicast > 1 ? "-mc" + std::to_string(c.multicast) : "");
 }
 
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k);
+  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k, c.multicast);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " convolution kernel with a " + std::to_string(c.tile_m) + "x" +
-           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores";
+           std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
+           (c.multicast > 1 ? " multicast to clusters of " + std::to_string(c.multicast) : "");
   ConvKernelBase* kernel = k.get();
   const Grid grid{ceil_div(uint32_t(a.K), uint32_t(c.tile_n)), ceil_div(uint32_t(a.pixels()), uint32_t(c.tile_m)), 1};
   build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(c.tile_n)}, uint32_t(a.R * a.S * a.C / kTileK), c,

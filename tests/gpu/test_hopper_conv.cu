@@ -70,6 +70,7 @@ struct ConvCase {
   int ctas = 0;
   bool relu = true;
   EpilogueStore store = EpilogueStore::Default;
+  int multicast = 1;
 };
 
 }  // namespace
@@ -92,13 +93,20 @@ TEST_F(HopperTest, ConvMatchesReference) {
       {DType::F16, 192, 128, 2, 14, 14, 128, 192},
       {DType::F16, 192, 128, 1, 20, 20, 64, 128, 3},
       {DType::F16, 192, 128, 3, 9, 11, 128, 128, 1, true, 3},
+      // filters multicast to clusters of two (-mc2): an even row-tile count; one row tile (its peer below
+      // the grid) split in two; an odd count with stream-K; split-K 3 with ragged filter tiles
+      {DType::F16, 128, 64, 2, 14, 14, 128, 64, 1, false, 0, true, EpilogueStore::Default, 2},
+      {DType::F16, 64, 64, 1, 7, 7, 64, 128, 2, false, 0, true, EpilogueStore::Default, 2},
+      {DType::F16, 64, 128, 3, 9, 11, 128, 128, 1, true, 6, true, EpilogueStore::Default, 2},
+      {DType::F16, 128, 64, 2, 14, 14, 128, 192, 3, false, 0, false, EpilogueStore::Default, 2},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
                              std::to_string(c.tile_n) + " N=" + std::to_string(c.N) + " H=" + std::to_string(c.H) +
                              " W=" + std::to_string(c.W) + " C=" + std::to_string(c.C) + " K=" + std::to_string(c.K) +
                              " sk" + std::to_string(c.splits) + (c.stream_k ? " stream-K" : "") +
-                             (c.relu ? " relu" : " none") + (c.store == EpilogueStore::Staged ? " staged" : "");
+                             (c.relu ? " relu" : " none") + (c.store == EpilogueStore::Staged ? " staged" : "") +
+                             (c.multicast > 1 ? " mc" + std::to_string(c.multicast) : "");
     SCOPED_TRACE(what);
     const size_t pix = size_t(c.N) * c.H * c.W;
     Buf X(pix * c.C), Wt(size_t(c.K) * 9 * c.C), B(size_t(c.K)), Y(pix * c.K);
@@ -110,17 +118,31 @@ TEST_F(HopperTest, ConvMatchesReference) {
     cfg.stream_k = c.stream_k;
     cfg.order = OrderKind::RowMajor;
     cfg.store = c.store;
+    cfg.multicast = c.multicast;
+    const ConvArgs args{c.dt, X.d, Wt.d, B.d, Y.d, c.N, c.H, c.W, c.C, c.K, 3, 3, 1,
+                        c.relu ? Activation::ReLU : Activation::None};
     ConvOp op;
-    ASSERT_EQ(op.prepare({c.dt, X.d, Wt.d, B.d, Y.d, c.N, c.H, c.W, c.C, c.K, 3, 3, 1,
-                          c.relu ? Activation::ReLU : Activation::None},
-                         cfg),
-              "");
+    ASSERT_EQ(op.prepare(args, cfg), "");
     Y.poison();
     op.run(nullptr);
     BRAID_CUDA_CHECK(cudaDeviceSynchronize());
     Y.download();
     const auto ref = conv_reference(to_floats(X, c.dt), Wt, B, c.N, c.H, c.W, c.C, c.K, c.relu, c.dt);
     EXPECT_LT(rel_error(ref, Y, c.dt), c.dt == DType::F16 ? 2e-3 : 1e-2);
+    // Multicast changes who loads the filters, not the sums: the same bits as each CTA loading its own
+    // (data-parallel and split-K keep every tile's k-ranges; stream-K cuts its tail by cluster).
+    if (c.multicast > 1 && !c.stream_k) {
+      const std::vector<uint16_t> got = Y.h;
+      GemmConfig own = cfg;
+      own.multicast = 1;
+      ConvOp op1;
+      ASSERT_EQ(op1.prepare(args, own), "");
+      Y.poison();
+      op1.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      EXPECT_EQ(std::memcmp(got.data(), Y.h.data(), got.size() * 2), 0) << "multicast vs own loads";
+    }
   }
 }
 
@@ -141,6 +163,14 @@ TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
   cfg.tile_n = 128;
   EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
+  cfg.multicast = 2;  // no 192-row multicast instantiation, none for bf16, no -mc2 with reduce-scatter
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("-mc2"), std::string::npos);
+  cfg.tile_m = 128;
+  cfg.tile_n = 64;
+  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("-mc2"), std::string::npos);
+  cfg.splits = 2;
+  cfg.reduce_scatter = true;
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("reduce-scatter"), std::string::npos);
 }
 
 namespace {
@@ -190,6 +220,10 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
     c.dsmem_reduce = true;
     return c;
   };
+  auto mc2 = [](GemmConfig c) {
+    c.multicast = 2;
+    return c;
+  };
   return {
       {cfg(128, 64, 1, false, 0), cfg(128, 64, 1, false, 0)},
       {cfg(128, 128, 1, false, 6), cfg(64, 64, 2, false, 0)},   // few producer CTAs, split-K consumer
@@ -198,6 +232,8 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
       {reduce_scatter(cfg(128, 128, 3, false, 0)), reduce_scatter(cfg(64, 64, 2, false, 5))},  // 5 CTAs -> 4
       {dsm(cfg(128, 128, 2, false, 0)), dsm(staged(cfg(128, 64, 2, false, 6)))},  // split 2 in clusters
       {cfg(192, 128, 1, false, 0), cfg(192, 128, 2, false, 0)},  // three consumer warpgroups, whole and split
+      {mc2(cfg(128, 64, 1, false, 0)), mc2(cfg(64, 64, 2, false, 0))},  // filters multicast in clusters of two
+      {mc2(cfg(64, 128, 1, true, 0)), mc2(cfg(64, 64, 1, false, 0))},
   };
 }
 
@@ -237,7 +273,8 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
       EXPECT_LT(rel_error(r2, Y2, dt), 2e-3);
     }
     for (const auto& v : conv_sync_variants()) {
-      if (v.dynamic && (g1.stream_k || g2.stream_k)) {  // stream-K segments are bound to their CTAs
+      if (v.dynamic && (g1.stream_k || g2.stream_k || g1.multicast > 1 || g2.multicast > 1)) {
+        // stream-K segments are bound to their CTAs; multicast clusters walk their tile groups statically
         EXPECT_THROW(ConvChain(p, v), PlanError);
         continue;
       }

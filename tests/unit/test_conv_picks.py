@@ -17,6 +17,8 @@ class KernelFunction(unittest.TestCase):
         self.assertNotEqual(kernel_function("128x64"), kernel_function("128x64-sk2"))  # whole-tile kernel
         self.assertNotEqual(kernel_function("128x64"), kernel_function("128x64-staged"))
         self.assertNotEqual(kernel_function("128x64"), kernel_function("64x128"))
+        self.assertNotEqual(kernel_function("64x64-mc2"), kernel_function("64x64"))  # filter multicast
+        self.assertEqual(kernel_function("64x128-mc2-sk2"), kernel_function("64x128-mc2-streamk"))
         with self.assertRaises(ValueError):
             kernel_function("fast")
 

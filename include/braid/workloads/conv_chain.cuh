@@ -114,6 +114,10 @@ class ConvChain {
       plan.stages[i].dynamic_order = v.dynamic;
       BRAID_REQUIRE(!v.dynamic || !l_stream_k(p.layers[i]),
                     "ConvChain layer " + std::to_string(i) + ": dynamic dispatch needs a data-parallel or split-K config");
+      // Multicast clusters (-mc2) walk a group of adjacent tiles together: units dealt statically.
+      BRAID_REQUIRE(!v.dynamic || (p.layers[i].cfg.multicast == 1 && p.layers[i].cfg.group == 1),
+                    "ConvChain layer " + std::to_string(i) + ": " + p.layers[i].cfg.name() +
+                        " runs clusters (groups) of CTAs on adjacent tiles: it needs static dispatch (variant " + v.name() + ")");
       // A reduce-scatter tile's segments wait for each other: they must all be running, which static
       // dispatch under PDL or stream order guarantees (a wait kernel lets the next stage start early).
       BRAID_REQUIRE(!p.layers[i].cfg.segments_wait_for_peers() || (!v.dynamic && v.ordering != Ordering::WaitKernel),

@@ -8,11 +8,12 @@
 
 namespace braid::hopper {
 
+// ClusterM = 2: clusters of two CTAs on vertically adjacent tiles sharing the filter tiles (multicast).
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN),
-          bool Segmented = true>
+          bool Segmented = true, int ClusterM = 1>
 class ConvKernel final : public ConvKernelBase {
  public:
-  using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented>;
+  using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented, ClusterM>;
   using Mainloop = typename Traits::Mainloop;
 
   ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }
@@ -47,6 +48,7 @@ class ConvKernel final : public ConvKernelBase {
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
+  int multicast() const override { return Traits::kMulticast; }
   bool segmented() const override { return Traits::kSegmented; }
   bool set_unit_trace(UnitTrace* records, uint32_t stride) override { return hopper::set_unit_trace(params_, records, stride); }
 
@@ -55,10 +57,10 @@ class ConvKernel final : public ConvKernelBase {
 };
 
 // With and without the split-K fixup (as make_gemm_kernel_pair).
-template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN)>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
 std::unique_ptr<ConvKernelBase> make_conv_kernel_pair(bool segmented) {
-  if (segmented) return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, true>>();
-  return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, false>>();
+  if (segmented) return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, true, ClusterM>>();
+  return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, false, ClusterM>>();
 }
 
 }  // namespace braid::hopper

@@ -38,10 +38,13 @@ class ConvKernelBase : public KernelBase {
                            unsigned long long* arrivals) = 0;
 };
 
-// The instantiation for (dtype, tile_m, tile_n, staged epilogue) (src/hopper/instances/conv_*.cu);
-// nullptr when none (192x128 is fp16 only; the non-default store exists for fp16 128x64 only). segmented: the schedule cuts
-// tiles into segments (split-K, stream-K); otherwise the whole-tile instantiation (no fixup compiled in).
-std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented = true);
+// The instantiation for (dtype, tile_m, tile_n, staged epilogue, multicast cluster size)
+// (src/hopper/instances/conv_*.cu); nullptr when none (192x128 is fp16 only; the non-default store exists
+// for fp16 128x64 only; filters multicast to clusters of two (-mc2) for fp16 128x64, 64x64, 64x128 with
+// default stores). segmented: the schedule cuts tiles into segments (split-K, stream-K); otherwise the
+// whole-tile instantiation (no fixup compiled in).
+std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented = true,
+                                                 int multicast = 1);
 
 class ConvOp : public PersistentOp {
  public:

@@ -32,9 +32,11 @@ using Conv2dProblem = cutlass::conv::ConvProblemShape<cutlass::conv::Operator::k
 // (CUTLASS 4.2's own implicit-GEMM collective does not compile here: its filter TMA type composes a
 // static tile onto the dynamic (C, S, R) mode. The filter needs no such view: KRSC is a plain
 // [K, R*S*C] K-major matrix whose columns run in the im2col reduction order, C fastest, then S, R.)
-template <class Element, int TileM, int TileN, bool Staged>
-struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor> {
-  using Base = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor>;
+// ClusterM = 2: clusters of two CTAs on vertically adjacent tiles (the same filters), each loading
+// half of the filter tile for both (TMA multicast; GemmConfig::multicast, as the GEMM's -mc2).
+template <class Element, int TileM, int TileN, bool Staged, int ClusterM = 1>
+struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM> {
+  using Base = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM>;
   using TileShape = typename Base::TileShape;
   using SmemLayoutA = typename Base::SmemLayoutA;
   using SmemLayoutB = typename Base::SmemLayoutB;
@@ -81,7 +83,7 @@ struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layou
     Tensor tensor_b = make_tensor(make_gmem_ptr(wt), make_layout(make_shape(n, k, 1), dB));
     Params p{make_tma_a(tensor_a, problem),
              make_tma_copy_B_sm90(typename Base::GmemTiledCopyB{}, tensor_b, SmemLayoutB{}(_, _, Int<0>{}), TileShape{},
-                                  Shape<_1, _1, _1>{}),
+                                  Shape<Int<ClusterM>, _1, _1>{}),
              Base::TmaTransactionBytes};
     return p;
   }
@@ -113,12 +115,12 @@ struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layou
 };
 
 // Segmented = false: whole tiles only, no split-K fixup compiled in (WarpSpecializedTraits).
-template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), bool Segmented = true>
-struct ConvTraits
-    : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged, 1, false,
-                            Segmented> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged>, Staged, 1,
-                                     false, Segmented>;
+template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), bool Segmented = true,
+          int ClusterM = 1>
+struct ConvTraits : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM>,
+                                          Staged, ClusterM, false, Segmented> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM>,
+                                     Staged, ClusterM, false, Segmented>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = true;
   struct Params : Base::ParamsBase {
