@@ -60,10 +60,6 @@ CONFIGS += [f"128x64-staged{d}" for d in SPLITS]
 CONFIGS += ["128x128-sk2-dsm", "128x64-staged-sk2-dsm"]
 # 192x128 tiles (fp16): one round where 128x128 makes just over a wave (C=128 at 28x28, batch >= 24)
 CONFIGS += [f"192x128{d}" for d in SPLITS]
-# Filters multicast to clusters of two CTAs on vertically adjacent tiles (-mc2, fp16): the deep layers'
-# k-steps are bound by the L2's aggregate bandwidth; last-arrival split-K only (not with -rs)
-CONFIGS += [f"{t}{d}-mc2" for t in ("128x64", "64x64", "64x128") for d in ("", "-sk2", "-sk3", "-sk4")]
-CONFIGS += [f"{t}-mc2-streamk" for t in ("128x64", "64x64", "64x128")]
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------

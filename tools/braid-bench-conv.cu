@@ -163,19 +163,8 @@ int main(int argc, char** argv) {
       }
     }
 
-  // Filters multicast to clusters of two CTAs on vertically adjacent tiles (-mc2; fp16 128x64, 64x64,
-  // 64x128): the deep layers' k-steps are bound by the L2's aggregate bandwidth when 100+ CTAs run.
-  // Split-K reduced by the last arrival (-rs needs a tile's segments co-scheduled, not a cluster's tiles).
-  // (The benchmark's convolutions are fp16.)
-  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {64, 64}, {64, 128}})
-    for (int sk : {1, 2, 3, 4, 0}) {  // 0: stream-K
-      GemmConfig c{tn, sk == 0 ? 1 : sk, 0};
-      c.tile_m = tm;
-      c.order = OrderKind::RowMajor;
-      c.stream_k = sk == 0;
-      c.multicast = 2;
-      candidates.push_back(c);
-    }
+  // (Filters multicast to clusters of two, -mc2: tried on every layer at 3f1573f and never the fastest --
+  // bench/results/conv-pair-h100-20261124-3f1573f.*; selectable with --configs, e.g. 64x64-sk2-mc2-rowmajor.)
 
   if (!user_candidates.empty()) candidates = user_candidates;  // --configs: the user's instead
   const int total_cases = int(layers.size() * batches.size());

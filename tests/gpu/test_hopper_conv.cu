@@ -353,6 +353,10 @@ TEST_F(HopperTest, ConvChainTraceRecordsEveryTileWithItsMainloopEnd) {
       EXPECT_LE(r.start_us, r.mainloop_end_us);
       EXPECT_LE(r.mainloop_end_us, r.end_us);
       EXPECT_GE(r.start_us, 0.0);
+      // The SM clock over the mainloop (cycles / ns): a plausible clock, not garbage (coarse bounds: the
+      // globaltimer's resolution over a few-microsecond mainloop).
+      EXPECT_GT(r.mainloop_mhz, 300u);
+      EXPECT_LT(r.mainloop_mhz, 4000u);
     }
     EXPECT_EQ(seen[0].size(), tiles);
     EXPECT_EQ(seen[1].size(), tiles);

@@ -211,10 +211,10 @@ inline void write_results_csv(const std::string& path, const std::string& commit
 inline void write_trace_csv(const std::string& path, const std::vector<TraceRecord>& trace) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + path);
-  std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us,mainloop_end_us\n");
+  std::fprintf(f, "stage,tile_x,tile_y,smid,block,start_us,end_us,wait_us,mainloop_end_us,mainloop_mhz\n");
   for (const auto& r : trace)
-    std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
-                 r.end_us, r.wait_us, r.mainloop_end_us);
+    std::fprintf(f, "%d,%u,%u,%u,%u,%.3f,%.3f,%.3f,%.3f,%u\n", r.stage, r.tile.x, r.tile.y, r.smid, r.block, r.start_us,
+                 r.end_us, r.wait_us, r.mainloop_end_us, r.mainloop_mhz);
   std::fclose(f);
 }
 
@@ -233,7 +233,8 @@ std::vector<TraceRecord> record_trace(Workload& w, cudaStream_t s) {
 // One line per stage of a traced run: when its first tile started and its last ended (relative to
 // the run's earliest start), when the first tile's waits were over (semaphores, or a PDL-launched
 // CTA's wait for its primary grid), the median tile time (start -> posted) and median mainloop, and the gap
-// between the previous stage's last end and this stage's first start (negative: they overlapped).
+// between the previous stage's last end and this stage's first start (negative: they overlapped), and the
+// median SM clock over the mainloops where recorded.
 // Where a chain's time goes between two kernels (launch gaps, slower tiles, overlap) reads off it.
 inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
   std::map<int, std::vector<const TraceRecord*>> by_stage;
@@ -243,8 +244,9 @@ inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
   bool first = true;
   for (auto& [stage, rows] : by_stage) {
     double t0 = 1e30, t1 = -1e30, w0 = 1e30;
-    std::vector<double> dur, ml;
+    std::vector<double> dur, ml, mhz;
     for (const TraceRecord* r : rows) {
+      if (r->mainloop_mhz > 0) mhz.push_back(r->mainloop_mhz);
       t0 = std::min(t0, r->start_us);
       w0 = std::min(w0, r->start_us + r->wait_us);
       t1 = std::max(t1, r->end_us);
@@ -260,6 +262,10 @@ inline std::string trace_summary(const std::vector<TraceRecord>& trace) {
     std::snprintf(line, sizeof line, "stage %d: %zu tiles, %.1f -> %.1f us (first wait over %.1f), tile %.2f us (mainloop %.2f)",
                   stage, rows.size(), t0, t1, w0, median(dur), median(ml));
     out += line;
+    if (!mhz.empty()) {
+      std::snprintf(line, sizeof line, ", SM clock %.0f MHz", median(mhz));
+      out += line;
+    }
     if (!first) {
       std::snprintf(line, sizeof line, ", gap after stage %d's last tile %.1f us", stage - 1, t0 - prev_end);
       out += line;

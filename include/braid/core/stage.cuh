@@ -71,7 +71,16 @@ struct TileTrace {
   uint32_t smid;
   uint32_t block;     // linear block index
   uint64_t mainloop_end_ns;  // when its last MMA finished, before the epilogue (0: kernel does not record it)
+  // The SM's clock over the tile's mainloop (%clock64 cycles / %globaltimer ns, MHz; 0: not recorded):
+  // whether a tile's mainloop is slow per k-step or its SM runs slower (power cap) tells two causes apart.
+  uint32_t mainloop_mhz;
+  uint32_t pad_;
 };
+
+// MHz of an SM over an interval measured in %clock64 cycles and %globaltimer ns (0 when not measurable).
+BRAID_HD uint32_t clock_mhz(uint64_t cycles, uint64_t ns) {
+  return ns == 0 ? 0u : uint32_t(cycles * 1000ull / ns);
+}
 
 struct TileShape {
   uint32_t rows = 1, cols = 1;  // elements per tile (GEMM: tile_m x tile_n)

@@ -61,6 +61,7 @@ __device__ __forceinline__ void fence_proxy_async_global() {
 #endif
 }
 
+__device__ __forceinline__ uint64_t clock_cycles() { return uint64_t(clock64()); }  // this SM's %clock64
 __device__ __forceinline__ uint64_t globaltimer_ns() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

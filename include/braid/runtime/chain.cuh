@@ -90,6 +90,7 @@ struct TraceRecord {
   uint32_t smid, block;
   double start_us, end_us, wait_us;  // relative to the earliest start of the run
   double mainloop_end_us;            // when the tile's mainloop ended (relative, like start_us); -1: not recorded
+  uint32_t mainloop_mhz = 0;         // the SM's clock over the mainloop (TileTrace); 0: not recorded
 };
 
 class Chain {
@@ -315,7 +316,7 @@ class Chain {
         if (!r.end_ns) continue;
         out.push_back(TraceRecord{i, delinear(k, plan_.stages[i].grid), r.smid, r.block, (r.start_ns - t0) / 1e3,
                                   (r.end_ns - t0) / 1e3, r.wait_ns / 1e3,
-                                  r.mainloop_end_ns ? (r.mainloop_end_ns - t0) / 1e3 : -1.0});
+                                  r.mainloop_end_ns ? (r.mainloop_end_ns - t0) / 1e3 : -1.0, r.mainloop_mhz});
       }
     std::sort(out.begin(), out.end(), [](const TraceRecord& a, const TraceRecord& b) { return a.start_us < b.start_us; });
     return out;

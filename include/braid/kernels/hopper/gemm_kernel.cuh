@@ -62,6 +62,7 @@ struct PostSlot {
   Tile tile;
   uint32_t tile_lin;
   uint32_t done;      // no more tiles: the poster leaves
+  uint32_t mhz;       // traces: the SM's clock over the mainloop (TileTrace::mainloop_mhz; fills the padding)
   uint64_t t_start;   // traces: when the consumers took the tile, and when its mainloop ended
   uint64_t t_mainloop;
 };
@@ -594,6 +595,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
             TileTrace& r = sp.trace[ps.tile_lin];
             r.start_ns = ps.t_start;
             r.mainloop_end_ns = ps.t_mainloop;
+            r.mainloop_mhz = ps.mhz;
             r.end_ns = ptx::globaltimer_ns();
             r.smid = ptx::smid();
             r.block = blockIdx.x;
@@ -631,6 +633,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       if (Traits::kMulticast == 1 && !w.in_grid) continue;  // (as the producer: nothing loaded for it)
       const bool timed = (sp.trace != nullptr || p.unit_trace != nullptr) && t == 0;
       const uint64_t t_start = timed ? ptx::globaltimer_ns() : 0;
+      const uint64_t c_start = timed ? ptx::clock_cycles() : 0;
       // The unit's record (diagnostic, PersistentOp::run_unit_trace); out of the hot path when off.
       auto record_unit = [&](uint64_t t_mainloop, uint64_t t_fixup, uint32_t reduced) {
         if (p.unit_trace == nullptr || t != 0 || n_units >= p.unit_trace_stride) return;
@@ -674,6 +677,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       read.advance(k_count);
       if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post
       const uint64_t t_mainloop = timed ? ptx::globaltimer_ns() : 0;
+      const uint32_t mhz = timed ? clock_mhz(ptx::clock_cycles() - c_start, t_mainloop - t_start) : 0u;
       uint64_t t_fixup = t_mainloop;
 
       const int m0 = int(w.tile.y) * kTileM;
@@ -731,7 +735,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         // Pingpong: warpgroup g always uses slot g (the CTA's units, all posted, alternate).
         const uint32_t slot = kPingpong ? uint32_t(wg) : n_posted & 1u;
         if (n_posted >= (kPingpong ? 1u : 2u) && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
-        if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, t_start, t_mainloop};
+        if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, mhz, t_start, t_mainloop};
         ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, kTileThreads + 32);
         ++n_posted;
       } else if (sp.trace != nullptr) {
@@ -740,6 +744,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
           TileTrace& r = sp.trace[w.tile_lin];
           r.start_ns = t_start;
           r.mainloop_end_ns = t_mainloop;
+          r.mainloop_mhz = mhz;
           r.end_ns = ptx::globaltimer_ns();
           r.smid = ptx::smid();
           r.block = blockIdx.x;
