@@ -60,6 +60,15 @@ class Timer {
     cudaEventDestroy(b_);
     if (flush_) cudaFree(flush_);
   }
+  // Enqueued after every eviction (before `before`), outside the timed region: e.g. touch_l2 of the
+  // buffers a benchmark wants resident (what an evicted L2 costs, measured apart: --l2 in braid-bench-conv).
+  void set_after_evict(std::function<void()> f) { after_evict_ = std::move(f); }
+  // One eviction now (what median_us does before each repetition), then after_evict.
+  void evict() {
+    if (flush_) evict_l2(0);
+    if (after_evict_) after_evict_();
+  }
+
   // Median time in microseconds of `work` (enqueued on the stream), with warm-up, L2 flushed before each.
   // before: enqueued before each timed repetition, after the L2 eviction and outside the timed region
   // (e.g. another kernel, so that each repetition starts with other code in the SMs' instruction caches).
@@ -71,6 +80,7 @@ class Timer {
     for (int i = 0; i < reps; ++i) {
       if (flush_) evict_l2(i);
       if (before) before();
+      if (after_evict_) after_evict_();
       BRAID_CUDA_CHECK(cudaEventRecord(a_, s_));
       work();
       BRAID_CUDA_CHECK(cudaEventRecord(b_, s_));
@@ -98,7 +108,16 @@ class Timer {
   size_t flush_bytes_;
   void* flush_ = nullptr;
   bool flush_by_memset_ = false;
+  std::function<void()> after_evict_;
 };
+
+// Reads `bytes` (a multiple of 16) at p through the L2, leaving it resident there (L2 permitting).
+inline void touch_l2(const void* p, size_t bytes, cudaStream_t s) {
+  static uint32_t* sink = nullptr;
+  if (sink == nullptr) BRAID_CUDA_CHECK(cudaMalloc(&sink, 64));
+  l2_evict_read_kernel<<<264, 256, 0, s>>>(static_cast<const uint4*>(p), bytes / 16, sink);
+  BRAID_CUDA_CHECK(cudaGetLastError());
+}
 
 // A CUDA graph holding whatever `enqueue` puts on the stream.
 class Graph {
