@@ -8,6 +8,7 @@ namespace braid::hopper {
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x32(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_192x128(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_bf16_128x64(bool segmented);
@@ -34,6 +35,7 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int ti
     if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64(segmented);
     if (tile_m == 128 && tile_n == 128) return make_conv_kernel_f16_128x128(segmented);
     if (tile_m == 64 && tile_n == 64) return make_conv_kernel_f16_64x64(segmented);
+    if (tile_m == 64 && tile_n == 32) return make_conv_kernel_f16_64x32(segmented);
     if (tile_m == 64 && tile_n == 128) return make_conv_kernel_f16_64x128(segmented);
     if (tile_m == 192 && tile_n == 128) return make_conv_kernel_f16_192x128(segmented);
   } else {
@@ -58,7 +60,11 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
            " S=" + std::to_string(a.S) + " pad=" + std::to_string(a.pad);
   if (int64_t(a.N) * a.H * a.W >= (int64_t(1) << 31)) return "N*H*W must fit in 31 bits";
   if (a.act != Activation::ReLU && a.act != Activation::None) return "the convolution's activation is ReLU or none";
-  if (c.tile_n != 64 && c.tile_n != 128) return "tile_n must be 64 or 128 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_n != 32 && c.tile_n != 64 && c.tile_n != 128)
+    return "tile_n must be 32, 64 or 128 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_n == 32 && (c.tile_m != 64 || a.dtype != DType::F16))
+    return "32-filter convolution tiles exist for fp16 with tile_m 64 only (got " + std::string(dtype_name(a.dtype)) +
+           " tile_m " + std::to_string(c.tile_m) + ")";
   if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)
     return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
   if (c.tile_m == 192 && (c.tile_n != 128 || a.dtype != DType::F16))

@@ -99,6 +99,10 @@ TEST_F(HopperTest, ConvMatchesReference) {
       {DType::F16, 64, 64, 1, 7, 7, 64, 128, 2, false, 0, true, EpilogueStore::Default, 2},
       {DType::F16, 64, 128, 3, 9, 11, 128, 128, 1, true, 6, true, EpilogueStore::Default, 2},
       {DType::F16, 128, 64, 2, 14, 14, 128, 192, 3, false, 0, false, EpilogueStore::Default, 2},
+      // 64x32 (fp16): ragged pixels and filters (K = 96 = 3 tiles), split-K 3, stream-K
+      {DType::F16, 64, 32, 2, 7, 7, 128, 96},
+      {DType::F16, 64, 32, 1, 9, 13, 64, 64, 3},
+      {DType::F16, 64, 32, 3, 9, 11, 128, 96, 1, true, 5},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -158,6 +162,10 @@ TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("tile_n"), std::string::npos);
   cfg.tile_n = 128;
   EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("no bf16"), std::string::npos);
+  cfg.tile_n = 32;  // 64x32 for fp16 only
+  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("32-filter"), std::string::npos);
+  cfg.tile_m = 128;
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("32-filter"), std::string::npos);
   cfg.tile_m = 192;
   cfg.tile_n = 64;
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
@@ -234,6 +242,7 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
       {cfg(192, 128, 1, false, 0), cfg(192, 128, 2, false, 0)},  // three consumer warpgroups, whole and split
       {mc2(cfg(128, 64, 1, false, 0)), mc2(cfg(64, 64, 2, false, 0))},  // filters multicast in clusters of two
       {mc2(cfg(64, 128, 1, true, 0)), mc2(cfg(64, 64, 1, false, 0))},
+      {cfg(64, 32, 1, false, 0), reduce_scatter(cfg(64, 32, 2, false, 0))},  // a k-tile's channels in two producer tiles
   };
 }
 
