@@ -142,8 +142,8 @@ int main(int argc, char** argv) {
 
   // The per-layer configurations tried: every tile, split-K 1/2/3/4 (reduced by the last segment to
   // arrive, or by every segment a share: -rs), stream-K; 128x64 tiles also with the staged epilogue
-  // (EpilogueStore: whole-sector stores for one pipeline stage); staged tiles also split 2 with the
-  // partials exchanged between the two CTAs of a cluster (-dsm).
+  // (EpilogueStore: whole-sector stores for one pipeline stage); split 2-8 with the partials reduced
+  // among the CTAs of a cluster (-dsm).
   std::vector<GemmConfig> candidates;
   // 192x128 (fp16): one round of tiles where 128x128 makes just over a wave (C=128 28x28, N >= 24).
   for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}, {192, 128}})
@@ -165,8 +165,11 @@ int main(int argc, char** argv) {
       c.stream_k = true;
       c.store = store;
       candidates.push_back(c);
-      if (tm == 128 && (tn == 128 || store == hopper::EpilogueStore::Staged)) {  // staged: split 2 in clusters (-dsm)
-        GemmConfig d{tn, 2, 0};
+      // split-K in clusters reducing over distributed shared memory (-dsm): pairs of staged tiles in any
+      // number of rounds; 2-8 segments, one unit per CTA, where the registers allow (ConvOp::prepare
+      // refuses the rest: those are skipped)
+      for (int sk : {2, 3, 4, 6, 8}) {
+        GemmConfig d{tn, sk, 0};
         d.tile_m = tm;
         d.order = OrderKind::RowMajor;
         d.store = store;

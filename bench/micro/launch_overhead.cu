@@ -28,7 +28,7 @@ __device__ __forceinline__ uint64_t now_ns() {
 
 // Every CTA spins for spin_ns from its own start (0: returns at once). trigger: PDL's launch_dependents
 // at the start; wait: griddepcontrol.wait before the spin (a programmatic dependent).
-__global__ void spin_kernel(uint64_t spin_ns, int trigger, int wait, uint32_t* sink) {
+__global__ void spin_kernel(uint64_t spin_ns, int trigger, int wait, int has_smem, uint32_t* sink) {
   extern __shared__ uint32_t smem[];
   if (trigger) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (wait) asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -36,7 +36,7 @@ __global__ void spin_kernel(uint64_t spin_ns, int trigger, int wait, uint32_t* s
   if (spin_ns)
     while (now_ns() - t0 < spin_ns) {
     }
-  if (threadIdx.x == 0 && smem[0] == 0x9e3779b9u) *sink = 1;  // touches shared memory; never taken
+  if (has_smem && threadIdx.x == 0 && smem[0] == 0x9e3779b9u) *sink = 1;  // touches shared memory; never taken
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = pdl ? attr : nullptr;
     cfg.numAttrs = pdl ? 1 : 0;
-    BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, spin_kernel, spin_ns, trigger, wait, sink));
+    BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, spin_kernel, spin_ns, trigger, wait, smem > 0 ? 1 : 0, sink));
   };
   const uint64_t spin = 10000;  // 10 us
   for (int grid : {1, 56, 128, 132})

@@ -94,11 +94,9 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
   if (c.reduce_scatter && c.ctas > 0 && c.ctas < c.splits)  // (more are rounded down to a multiple of splits)
     return "reduce-scatter runs a tile's " + std::to_string(c.splits) + " segments at the same time: it needs at least " +
            std::to_string(c.splits) + " CTAs (got -c" + std::to_string(c.ctas) + ")";
-  if (c.dsmem_reduce && (c.splits != 2 || c.stream_k))
-    return "-dsm exchanges a split tile's partials between the two CTAs of a cluster: it needs split-K 2 (-sk2), got " +
-           c.name();
-  if (c.dsmem_reduce && !c.staged())
-    return "-dsm receives the peer's partials in the staging buffer: it needs the staged epilogue (" + c.name() + ")";
+  if (c.dsmem_reduce && (c.splits < 2 || c.splits > 8 || c.stream_k))
+    return "-dsm reduces a split tile's partials among the CTAs of a cluster: it needs split-K 2 to 8 (-sk2 .. -sk8), "
+           "got " + c.name();
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   if (c.multicast != 1 && c.multicast != 2)
     return "-mc<N>: B is multicast to clusters of 2 CTAs (got " + std::to_string(c.multicast) + ")";
@@ -176,6 +174,15 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
                                 std::to_string(c.splits) + " segments in one round of units: " +
                                 std::to_string(sched.ctas) + " CTAs for " + std::to_string(uint64_t(tiles) * c.splits) +
                                 " units (use at least as many CTAs as units, or a multiple of the split count)");
+  // -dsm clusters larger than two, and pairs without the staged epilogue's buffer, keep each segment's
+  // partials in its pipeline buffers: every CTA runs exactly one unit (cluster_exchange.cuh).
+  if (c.dsmem_reduce && (c.splits > 2 || !w->kernel->cluster_pairs_in_rounds()) &&
+      uint64_t(tiles) * c.splits > sched.ctas)
+    throw std::invalid_argument(std::string(what) + ": " + c.name() + ": -dsm with split " + std::to_string(c.splits) +
+                                (c.splits > 2 ? "" : " without the staged epilogue") + " runs each of a tile's segments "
+                                "on its own CTA, once: " + std::to_string(tiles) + " tiles x " + std::to_string(c.splits) +
+                                " segments need " + std::to_string(uint64_t(tiles) * c.splits) + " CTAs, " +
+                                std::to_string(sched.ctas) + " fit as clusters of " + std::to_string(c.splits));
   if (!w->kernel->segmented() && sched.kind != Decomposition::DataParallel)
     throw std::logic_error(std::string(what) + ": " + c.name() + ": a whole-tile kernel was chosen for a segmented schedule");
   w->sched = sched;

@@ -150,6 +150,52 @@ TEST_F(HopperTest, ConvMatchesReference) {
   }
 }
 
+// Split-K in clusters of 2-8 CTAs reducing over distributed shared memory (-dsm, cluster_exchange.cuh):
+// the bits of reduce-scatter's L2 reduction (the same shares, summed in the same order), within fp16
+// tolerance of the reference, run after run with Y poisoned -- 128x64 and 64x64 tiles, the deep layers'
+// shape class (few pixels, K = 9 x 512 channels: 72 k-tiles), a ragged last row tile.
+TEST_F(HopperTest, ConvClusterReduceIsBitIdenticalToReduceScatter) {
+  std::mt19937 rng(41);
+  const int N = 1, H = 7, W = 9, C = 512, K = 128;  // 63 pixels
+  const size_t pix = size_t(N) * H * W;
+  Buf X(pix * C), Wt(size_t(K) * 9 * C), B(static_cast<size_t>(K)), Y(pix * K);
+  X.random(rng, 1.0f, DType::F16);
+  Wt.random(rng, 1.0f / std::sqrt(9.0f * C), DType::F16);
+  B.random(rng, 0.1f, DType::F16);
+  const auto ref = conv_reference(to_floats(X, DType::F16), Wt, B, N, H, W, C, K, true, DType::F16);
+  const ConvArgs args{DType::F16, X.d, Wt.d, B.d, Y.d, N, H, W, C, K, 3, 3, 1, Activation::ReLU};
+  int checked = 0;
+  for (int tm : {128, 64})
+    for (int splits : {2, 4, 8}) {
+      GemmConfig rs{64, splits, 0};
+      rs.tile_m = tm;
+      rs.order = OrderKind::RowMajor;
+      rs.reduce_scatter = true;
+      GemmConfig dsm = rs;
+      dsm.reduce_scatter = false;
+      dsm.dsmem_reduce = true;
+      SCOPED_TRACE(dsm.name());
+      ConvOp op_rs, op_dsm;
+      ASSERT_EQ(op_rs.prepare(args, rs), "");
+      ASSERT_EQ(op_dsm.prepare(args, dsm), "");
+      Y.poison();
+      op_rs.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      const std::vector<uint16_t> want = Y.h;
+      EXPECT_LT(rel_error(ref, Y, DType::F16), 2e-3);
+      for (int rep = 0; rep < 3; ++rep) {
+        Y.poison();
+        op_dsm.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        Y.download();
+        ASSERT_EQ(std::memcmp(want.data(), Y.h.data(), want.size() * 2), 0) << "run " << rep;
+      }
+      ++checked;
+    }
+  EXPECT_EQ(checked, 6);
+}
+
 TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   Buf X(64), Wt(64), B(64), Y(64);
   ConvOp op;
@@ -243,6 +289,7 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
       {mc2(cfg(128, 64, 1, false, 0)), mc2(cfg(64, 64, 2, false, 0))},  // filters multicast in clusters of two
       {mc2(cfg(64, 128, 1, true, 0)), mc2(cfg(64, 64, 1, false, 0))},
       {cfg(64, 32, 1, false, 0), reduce_scatter(cfg(64, 32, 2, false, 0))},  // a k-tile's channels in two producer tiles
+      {dsm(cfg(64, 64, 4, false, 0)), dsm(cfg(128, 64, 3, false, 0))},  // clusters of 4 and 3 reducing over DSMEM
   };
 }
 

@@ -351,6 +351,56 @@ TEST_F(HopperTest, ClusterExchangeSplitKIsBitIdenticalToLastArrival) {
   EXPECT_NE(g.prepare(gelu, wide), "");
 }
 
+// Split-K 2-8 through distributed shared memory in clusters of `splits` CTAs (GemmConfig::dsmem_reduce
+// where the pair exchange does not apply: every segment on its own CTA, the partials left in its pipeline
+// buffers for the peers to read, cluster_exchange.cuh): the bits of the last-arrival reduction, 64x128
+// tiles (direct stores) at split 2, 3, 4 and 8 (the whole cluster size range, 128 CTAs at 8), None /
+// GeLU / SwiGLU, a row count that is no multiple of the tile, repeated runs with D poisoned. More units
+// than CTAs, more than 8 segments and stream-K are refused with a reason.
+TEST_F(HopperTest, ClusterReduceSplitKIsBitIdenticalToLastArrival) {
+  std::mt19937 rng(37);
+  const int M = 200, N = 512, K = 2048;
+  Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+  A.random(rng, 1.0f, DType::F16);
+  B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  int checked = 0;
+  for (int splits : {2, 3, 4, 8})
+    for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
+      GemmConfig last{128, splits, 0};
+      last.tile_m = 64;
+      GemmConfig dsm = last;
+      dsm.dsmem_reduce = true;
+      SCOPED_TRACE(dsm.name() + " " + activation_name(act));
+      const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+      GemmOp g_last, g_dsm;
+      ASSERT_EQ(g_last.prepare(args, last), "");
+      ASSERT_EQ(g_dsm.prepare(args, dsm), "");
+      EXPECT_EQ(g_dsm.schedule().cluster, uint32_t(splits));
+      EXPECT_EQ(g_dsm.ctas(), 16 * splits) << "every segment on its own CTA";
+      EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
+      const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+      expect_same_bits(g_last, g_dsm, D, n, 3);
+      if (HasFatalFailure()) return;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 12);
+  GemmOp g;
+  const GemmArgs gelu{DType::F16, A.d, B.d, D.d, M, N, K, Activation::GeLU};
+  GemmConfig few{128, 4, 8};  // 64 units on 8 CTAs: not one round
+  few.tile_m = 64;
+  few.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, few).find("own CTA"), std::string::npos);
+  GemmConfig nine{128, 9, 0};  // clusters of at most 8
+  nine.tile_m = 64;
+  nine.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, nine).find("split-K 2 to 8"), std::string::npos);
+  GemmConfig sk{128, 1, 0};
+  sk.tile_m = 64;
+  sk.stream_k = true;
+  sk.dsmem_reduce = true;
+  EXPECT_NE(g.prepare(gelu, sk), "");
+}
+
 // B multicast to clusters of two CTAs on vertically adjacent tiles (GemmConfig::multicast): the
 // same MMAs in the same order as each CTA loading its own B, so the same bits (stream-K: deterministic,
 // and within rounding, since its tail is cut at other k-steps) -- for 128x128 (staged)

@@ -90,6 +90,16 @@ __device__ __noinline__ inline bool wait_phase(uint64_t* bar, uint32_t parity, c
   }
 }
 
+// 16 bytes of another CTA's shared memory (a cluster address, cluster::map).
+__device__ __forceinline__ float4 ld_remote(uint32_t cluster_src) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(cluster_src)
+               : "memory");
+  return v;
+}
+
 }  // namespace cluster
 
 // Quads (AccumShape: quad q = 8-column group q % kGroups of 64-row block q / kGroups) of the
@@ -141,6 +151,73 @@ __device__ __forceinline__ void exchange_partials_cluster(Accum& accum, int mine
       accum(4 * q + 1) += r.y;
       accum(4 * q + 2) += r.z;
       accum(4 * q + 3) += r.w;
+    }
+}
+
+// The S-way cluster reduction (GemmConfig::dsmem_reduce with split-K 2-8 where the pair exchange
+// above does not apply): a tile's S segments are the S CTAs of a cluster, each running that one unit,
+// so that after its mainloop a CTA's pipeline buffers are idle (every stage consumed, no later unit
+// for the producer to load). Each CTA
+//   1. writes its partials of the other segments' shares into its own buffers ([quad][thread] float4,
+//      the workspace's layout), local shared-memory stores;
+//   2. (consumer barrier) thread 0 arrives, release at cluster scope, on every peer's `done` (S - 1
+//      arrivals each): "my partials are in my buffers";
+//   3. waits for its own `done` (acquire, cluster scope): every peer's partials are readable;
+//   4. sums its own share (ColumnShare::of_segment, as reduce-scatter) in segment order 0 .. S-1,
+//      reading peer s's quads over distributed shared memory and its own from registers -- the
+//      reduce-scatter's sums in its order, so bit-identical outputs.
+// Nothing goes through L2: the deep convolutions' split tiles spent 2.3-4.5 us of a 14 us span on the
+// workspace round trips (per-unit traces, bench/results/conv-l2-h100-20261124-a9109b8/). A CTA must not
+// leave while peers may read its buffers: the kernel ends with a cluster barrier. `done` is used once
+// (phase 0). Bounded: a wait that runs out reports kErrSplitPeerTimeout and goes on (garbage, never a hang).
+template <class Accum>
+__device__ __forceinline__ void reduce_partials_cluster(Accum& accum, int mine, int segs, int t, int threads,
+                                                        int tile_cols, int tile_cols_out, float4* buf, uint64_t* done,
+                                                        uint32_t consumer_barrier, const StageParams& sp,
+                                                        const ScheduledUnit& w) {
+  constexpr int kQuads = detail::AccumShape<Accum>::kValues / 4;
+  constexpr int kMaxSegs = 8;  // clusters of at most 8 CTAs (the portable size; PersistentOp::check_schedule)
+  const uint32_t own = share_quads<Accum>(detail::ColumnShare::of_segment(mine, segs, tile_cols, tile_cols_out));
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q)
+    if (!((own >> q) & 1u)) buf[q * threads + t] = make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3));
+  ptx::named_barrier_sync(consumer_barrier, uint32_t(threads));
+  if (t == 0) {
+    asm volatile("fence.acq_rel.cluster;" ::: "memory");  // every consumer's stores (ordered by the barrier)
+    for (int r = 0; r < segs; ++r)
+      if (r != mine) cluster::arrive_remote(cluster::map(cluster::smem_addr(done), uint32_t(r)));
+  }
+  cluster::wait_phase(done, 0u, sp, w);  // (on a timeout: reported, and the sums are garbage)
+  const uint32_t src = cluster::smem_addr(buf + t);
+  // In batches of four segments (every read of a batch issued before its adds; eight float4s live at
+  // once spilled the 128x128 kernel's registers), the running sum in segment order.
+  constexpr int kBatch = 4;
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q)
+    if ((own >> q) & 1u) {
+      const float4 mine_q = make_float4(accum(4 * q), accum(4 * q + 1), accum(4 * q + 2), accum(4 * q + 3));
+      const uint32_t src_q = src + uint32_t(q * threads) * 16u;
+      float4 sum = mine_q;
+#pragma unroll
+      for (int s0 = 0; s0 < kMaxSegs; s0 += kBatch) {
+        if (s0 >= segs) break;
+        float4 v[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          const int s = s0 + j;
+          if (s < segs) v[j] = s == mine ? mine_q : cluster::ld_remote(cluster::map(src_q, uint32_t(s)));
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+          const int s = s0 + j;
+          if (s == 0) sum = v[j];
+          else if (s < segs) detail::add_quad(sum, v[j]);
+        }
+      }
+      accum(4 * q) = sum.x;
+      accum(4 * q + 1) = sum.y;
+      accum(4 * q + 2) = sum.z;
+      accum(4 * q + 3) = sum.w;
     }
 }
 

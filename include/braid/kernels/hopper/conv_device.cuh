@@ -48,6 +48,7 @@ class ConvKernel final : public ConvKernelBase {
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
+  bool cluster_pairs_in_rounds() const override { return !cluster_pulls<Traits>(2); }
   int multicast() const override { return Traits::kMulticast; }
   bool segmented() const override { return Traits::kSegmented; }
   bool set_unit_trace(UnitTrace* records, uint32_t stride) override { return hopper::set_unit_trace(params_, records, stride); }

@@ -61,11 +61,13 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
 }
 
 // Clusters of `size` CTAs of the kernel of `Traits` that fit on the GPU at once (0 when none, or when
-// the kernel does not run as such clusters: it neither exchanges split-K partials through distributed
-// shared memory in pairs nor multicasts B to `size` CTAs).
+// the kernel does not run as such clusters: it neither reduces split-K partials through distributed
+// shared memory in clusters of `size` nor multicasts B to `size` CTAs).
 template <class Traits>
 int max_active_clusters(int size) {
-  const bool runs_as = Traits::kMulticast > 1 ? size == Traits::kMulticast : Traits::kClusterExchange && size == 2;
+  const bool runs_as = Traits::kMulticast > 1 ? size == Traits::kMulticast
+                                              : (Traits::kClusterExchange && size == 2) ||
+                                                    (Traits::kClusterReduce && size >= 2 && size <= 8);
   if (!runs_as) return 0;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(size));
@@ -130,6 +132,7 @@ class GemmKernel final : public GemmKernelBase {
 
   size_t smem_bytes() const override { return Traits::kSmemBytes; }
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
+  bool cluster_pairs_in_rounds() const override { return !cluster_pulls<Traits>(2); }
   int multicast() const override { return Traits::kMulticast; }
   bool pingpong() const override { return Traits::kPingpong; }
   bool segmented() const override { return Traits::kSegmented; }

@@ -169,6 +169,16 @@ struct WarpSpecializedTraits {
   // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
   static constexpr bool kClusterExchange =
       ClusterM == 1 && kSegmented && kStagedEpilogue && kReduceSlotsPerThread * 2 >= TileM * TileN / 4 / kConsumerThreads;
+  // The S-way cluster reduction (2-8 segments, every CTA one unit: cluster_exchange.cuh,
+  // reduce_partials_cluster) keeps each CTA's partials in its own pipeline buffers -- idle once the
+  // CTA's only mainloop is done -- for the peers to read: they must hold a whole fp32 tile.
+  // Its in-order sums hold a few float4s beside the accumulators: offered where a consumer thread's
+  // registers leave room (ptxas: 128x64, 64x64, 64x128 without spills; 128x128 at 168 registers
+  // spilled 254 bytes, so it keeps the pair exchange).
+  static constexpr int kConsumerRegBudget = kConsumerRegs > 0 ? kConsumerRegs : (65536 / kThreads > 255 ? 255 : 65536 / kThreads);
+  static constexpr bool kClusterReduce = ClusterM == 1 && kSegmented && !Pingpong &&
+                                         sizeof(typename Mainloop::TensorStorage) >= size_t(TileM) * TileN * 4 &&
+                                         2 * TileM * TileN / kConsumerThreads + 64 <= kConsumerRegBudget;
   static_assert(!kStagedEpilogue || sizeof(Element_) * TileM * detail::staging_pitch(TileN) == epilogue_staging_bytes(TileM, TileN, true),
                 "the staging buffer is what the pipeline's carve-out left for it");
   static_assert(!kTmaStore || TileN % 64 == 0, "TMA-stored tiles are whole 64-column panels");
@@ -440,6 +450,15 @@ static __device__ __noinline__ void wait_for_segments(const StageParams& sp, con
 //     two segments a cluster's two CTAs, the partials handed over through distributed shared memory
 //     into the staging buffer (cluster_exchange.cuh); nothing goes to the workspace. `xphase` counts
 //     the exchanges (its parity is the mbarriers' phase).
+// A split tile's segments in a cluster: pairs of staged kernels push each other's shares into the
+// staging buffer (exchange_partials_cluster: any number of rounds of units); larger clusters, and
+// kernels without the buffer, pull the shares from the peers' idle pipeline buffers
+// (reduce_partials_cluster: one unit per CTA, checked by the host -- PersistentOp::build).
+template <class Traits>
+__host__ __device__ constexpr bool cluster_pulls(uint32_t cluster) {
+  return cluster > 2 || !Traits::kClusterExchange;
+}
+
 template <class Traits, class Accum, class Coord>
 __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params& p, const StageParams& sp,
                                                   typename Traits::SharedStorage& smem, const ScheduledUnit& w,
@@ -455,12 +474,19 @@ __device__ __forceinline__ bool reduce_split_tile(const typename Traits::Params&
       scatter ? detail::ColumnShare::of_segment(int(w.seg), int(w.nseg), Traits::kTileN, tile_n_out)
       : owner && w.seg == 0 ? detail::ColumnShare::all(Traits::kTileN, tile_n_out)
                             : detail::ColumnShare::none();
-  if constexpr (Traits::kClusterExchange) {
+  if constexpr (Traits::kClusterExchange || Traits::kClusterReduce) {
     if (p.sched.cluster > 1) {
-      ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the staging buffer is free
-      exchange_partials_cluster(accum, int(w.seg), t, Traits::kConsumerThreads, Traits::kTileN, tile_n_out,
-                                reinterpret_cast<float4*>(smem.staging), smem.xbar, xphase & 1u, sp, w);
-      ++xphase;
+      if (cluster_pulls<Traits>(p.sched.cluster)) {
+        if constexpr (Traits::kClusterReduce)
+          reduce_partials_cluster(accum, int(w.seg), int(w.nseg), t, Traits::kConsumerThreads, Traits::kTileN,
+                                  tile_n_out, reinterpret_cast<float4*>(&smem.tensors), &smem.xbar.ready,
+                                  Traits::kConsumerBarrier, sp, w);
+      } else if constexpr (Traits::kClusterExchange) {
+        ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);  // the staging buffer is free
+        exchange_partials_cluster(accum, int(w.seg), t, Traits::kConsumerThreads, Traits::kTileN, tile_n_out,
+                                  reinterpret_cast<float4*>(smem.staging), smem.xbar, xphase & 1u, sp, w);
+        ++xphase;
+      }
       share = own;
       return true;
     }
@@ -547,7 +573,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
     if (exchange) {
       tma::init(&smem.xbar.full, 1);
-      tma::init(&smem.xbar.ready, 1);
+      // (pulling: `ready` takes one arrival from each peer -- "my partials are in my buffers")
+      tma::init(&smem.xbar.ready, cluster_pulls<Traits>(p.sched.cluster) ? p.sched.cluster - 1 : 1);
       tma::fence_init();  // .release.cluster: the peer's remote arrivals and st.async see the initialization
     }
   }

@@ -40,6 +40,10 @@ class KernelBase {
   // Clusters of `size` CTAs that fit on the GPU at once; 0 when this kernel cannot exchange split-K
   // partials in clusters of that size (GemmConfig::dsmem_reduce).
   virtual int max_active_clusters(int size) const = 0;
+  // Split-K 2 in clusters: whether the pair exchange runs any number of rounds of units (staged
+  // epilogues: the peer's share goes into the staging buffer); otherwise, as for every larger cluster,
+  // each segment needs its own CTA (the partials stay in the idle pipeline buffers).
+  virtual bool cluster_pairs_in_rounds() const { return false; }
   // CTAs per cluster sharing B through TMA multicast (GemmConfig::multicast); 1 = none.
   virtual int multicast() const { return 1; }
   // Whether the two consumer warpgroups take alternate tiles (GemmConfig::pingpong).
