@@ -92,8 +92,12 @@ std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
            (c.multicast > 1 ? " multicast to clusters of " + std::to_string(c.multicast) : "");
   ConvKernelBase* kernel = k.get();
   const Grid grid{ceil_div(uint32_t(a.K), uint32_t(c.tile_n)), ceil_div(uint32_t(a.pixels()), uint32_t(c.tile_m)), 1};
-  build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(c.tile_n)}, uint32_t(a.R * a.S * a.C / kTileK), c,
-        "hopper::ConvOp");
+  try {  // what only the schedule can tell (clusters that fit, segments per round): refused with the reason
+    build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(c.tile_n)}, uint32_t(a.R * a.S * a.C / kTileK), c,
+          "hopper::ConvOp");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
   kernel->set_problem(a, schedule(), partials(), arrivals());
   args_ = a;
   return "";

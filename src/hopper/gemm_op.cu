@@ -340,8 +340,12 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;
   const Grid grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
-  build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)},
-        ceil_div(uint32_t(a.K), uint32_t(kTileK)), c, "hopper::GemmOp");
+  try {  // what only the schedule can tell (clusters that fit, segments per round): refused with the reason
+    build(std::move(k), grid, TileShape{uint32_t(c.tile_m), uint32_t(tile_cols)},
+          ceil_div(uint32_t(a.K), uint32_t(kTileK)), c, "hopper::GemmOp");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
   kernel->set_problem(a, schedule(), partials(), arrivals());
   args_ = a;
   return "";
