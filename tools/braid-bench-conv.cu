@@ -142,11 +142,13 @@ int main(int argc, char** argv) {
 
   // The per-layer configurations tried: every tile, split-K 1/2/3/4 (reduced by the last segment to
   // arrive, or by every segment a share: -rs), stream-K; 128x64 tiles also with the staged epilogue
-  // (EpilogueStore: whole-sector stores for one pipeline stage); split 2-8 with the partials reduced
-  // among the CTAs of a cluster (-dsm).
+  // (EpilogueStore: whole-sector stores for one pipeline stage); staged tiles also split 2 with the
+  // partials exchanged between the two CTAs of a cluster (-dsm).
   std::vector<GemmConfig> candidates;
   // 192x128 (fp16): one round of tiles where 128x128 makes just over a wave (C=128 28x28, N >= 24).
-  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}, {192, 128}})
+  // 64x32 (fp16): twice the CTAs of 64x64 where a layer has few pixels and many k-steps (256x14, 512x7 at
+  // small batches).
+  for (auto [tm, tn] : std::vector<std::pair<int, int>>{{128, 64}, {128, 128}, {64, 64}, {64, 128}, {192, 128}, {64, 32}})
     for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
       if (store == hopper::EpilogueStore::Staged && !(tm == 128 && tn == 64)) continue;
       for (int sk : {1, 2, 3, 4})
@@ -165,11 +167,13 @@ int main(int argc, char** argv) {
       c.stream_k = true;
       c.store = store;
       candidates.push_back(c);
-      // split-K in clusters reducing over distributed shared memory (-dsm): pairs of staged tiles in any
-      // number of rounds; 2-8 segments, one unit per CTA, where the registers allow (ConvOp::prepare
-      // refuses the rest: those are skipped)
-      for (int sk : {2, 3, 4, 6, 8}) {
-        GemmConfig d{tn, sk, 0};
+      // split 2 in clusters exchanging the partials over distributed shared memory (-dsm), staged tiles.
+      // (-dsm with 2-8 segments, one unit per CTA, on the other tiles: tried on the 512x7 and 256x14
+      // layers at a142574 and never a layer's fastest -- the reduction waits for the tile's slowest
+      // segment whichever way the partials move, and clustered CTAs run their k-steps ~13% slower:
+      // bench/results/conv-dsm-h100-20261124-a142574/; selectable with --configs, e.g. 64x64-sk4-dsm-rowmajor.)
+      if (tm == 128 && (tn == 128 || store == hopper::EpilogueStore::Staged)) {
+        GemmConfig d{tn, 2, 0};
         d.tile_m = tm;
         d.order = OrderKind::RowMajor;
         d.store = store;
