@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
       // (-dsm with 2-8 segments, one unit per CTA, on the other tiles: tried on the 512x7 and 256x14
       // layers at a142574 and never a layer's fastest -- the reduction waits for the tile's slowest
       // segment whichever way the partials move, and clustered CTAs run their k-steps ~13% slower:
-      // bench/results/conv-dsm-h100-20261124-a142574/; selectable with --configs, e.g. 64x64-sk4-dsm-rowmajor.)
+      // bench/results/conv-64x32-dsm-h100-20261124/; selectable with --configs, e.g. 64x64-sk4-dsm-rowmajor.)
       if (tm == 128 && (tn == 128 || store == hopper::EpilogueStore::Staged)) {
         GemmConfig d{tn, 2, 0};
         d.tile_m = tm;
