@@ -107,6 +107,21 @@ void expect_deterministic_and_close(const GemmOp& ref, const GemmOp& test, Buf& 
   EXPECT_LT(std::sqrt(num / den), tol);
 }
 
+// `dsm` (GemmConfig::dsmem_reduce) against the same split without it: launched in clusters of
+// `cluster`, no workspace, and the same bits as the last-arrival reduction, three poisoned runs.
+void expect_cluster_reduction_matches(GemmConfig dsm, const GemmArgs& args, Buf& D, uint32_t cluster) {
+  GemmConfig last = dsm;
+  last.dsmem_reduce = false;
+  GemmOp g_last, g_dsm;
+  ASSERT_EQ(g_last.prepare(args, last), "");
+  ASSERT_EQ(g_dsm.prepare(args, dsm), "");
+  EXPECT_EQ(g_dsm.ctas() % int(cluster), 0) << "CTAs not in whole clusters";
+  EXPECT_EQ(g_dsm.schedule().cluster, cluster);
+  EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
+  const size_t n = size_t(args.M) * (args.act == Activation::SwiGLU ? args.N / 2 : args.N);
+  expect_same_bits(g_last, g_dsm, D, n, 3);
+}
+
 }  // namespace
 
 TEST_F(HopperTest, GemmMatchesReference) {
@@ -320,19 +335,10 @@ TEST_F(HopperTest, ClusterExchangeSplitKIsBitIdenticalToLastArrival) {
   int checked = 0;
   for (int ctas : {0, 6, 3})
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
-      GemmConfig last{128, 2, ctas};
-      GemmConfig dsm = last;
+      GemmConfig dsm{128, 2, ctas};
       dsm.dsmem_reduce = true;
       SCOPED_TRACE(dsm.name() + " " + activation_name(act));
-      const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
-      GemmOp g_last, g_dsm;
-      ASSERT_EQ(g_last.prepare(args, last), "");
-      ASSERT_EQ(g_dsm.prepare(args, dsm), "");
-      EXPECT_EQ(g_dsm.ctas() % 2, 0) << "CTAs not in whole clusters";
-      EXPECT_EQ(g_dsm.schedule().cluster, 2u);
-      EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
-      const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
-      expect_same_bits(g_last, g_dsm, D, n, 3);
+      expect_cluster_reduction_matches(dsm, {DType::F16, A.d, B.d, D.d, M, N, K, act}, D, 2u);
       if (HasFatalFailure()) return;
       ++checked;
     }
@@ -366,20 +372,15 @@ TEST_F(HopperTest, ClusterReduceSplitKIsBitIdenticalToLastArrival) {
   int checked = 0;
   for (int splits : {2, 3, 4, 8})
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
-      GemmConfig last{128, splits, 0};
-      last.tile_m = 64;
-      GemmConfig dsm = last;
+      GemmConfig dsm{128, splits, 0};
+      dsm.tile_m = 64;
       dsm.dsmem_reduce = true;
       SCOPED_TRACE(dsm.name() + " " + activation_name(act));
       const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
-      GemmOp g_last, g_dsm;
-      ASSERT_EQ(g_last.prepare(args, last), "");
+      GemmOp g_dsm;
       ASSERT_EQ(g_dsm.prepare(args, dsm), "");
-      EXPECT_EQ(g_dsm.schedule().cluster, uint32_t(splits));
       EXPECT_EQ(g_dsm.ctas(), 8 * splits) << "every segment on its own CTA";
-      EXPECT_EQ(g_dsm.schedule().workspace_slots(), 0u) << "no workspace: the partials go from CTA to CTA";
-      const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
-      expect_same_bits(g_last, g_dsm, D, n, 3);
+      expect_cluster_reduction_matches(dsm, args, D, uint32_t(splits));
       if (HasFatalFailure()) return;
       ++checked;
     }

@@ -43,6 +43,7 @@ struct ClusterExchangeBarriers {
 
 namespace cluster {
 
+using braid::cluster::ld_f32x4;
 using braid::cluster::map;
 using braid::cluster::rank;
 using braid::cluster::size;
@@ -88,16 +89,6 @@ __device__ __noinline__ inline bool wait_phase(uint64_t* bar, uint32_t parity, c
       }
     }
   }
-}
-
-// 16 bytes of another CTA's shared memory (a cluster address, cluster::map).
-__device__ __forceinline__ float4 ld_remote(uint32_t cluster_src) {
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(cluster_src)
-               : "memory");
-  return v;
 }
 
 }  // namespace cluster
@@ -205,7 +196,7 @@ __device__ __forceinline__ void reduce_partials_cluster(Accum& accum, int mine, 
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
           const int s = s0 + j;
-          if (s < segs) v[j] = s == mine ? mine_q : cluster::ld_remote(cluster::map(src_q, uint32_t(s)));
+          if (s < segs) v[j] = s == mine ? mine_q : cluster::ld_f32x4(cluster::map(src_q, uint32_t(s)));
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
