@@ -157,8 +157,10 @@ __device__ __forceinline__ void exchange_partials_cluster(Accum& accum, int mine
 //   4. sums its own share (ColumnShare::of_segment, as reduce-scatter) in segment order 0 .. S-1,
 //      reading peer s's quads over distributed shared memory and its own from registers -- the
 //      reduce-scatter's sums in its order, so bit-identical outputs.
-// Nothing goes through L2: the deep convolutions' split tiles spent 2.3-4.5 us of a 14 us span on the
-// workspace round trips (per-unit traces, bench/results/conv-l2-h100-20261124-a9109b8/). A CTA must not
+// Nothing goes through L2. Measured on the deep convolutions (bench/results/conv-64x32-dsm-h100-20261124/):
+// correct, and no faster than the L2 reductions -- their 2.3-4.5 us per split tile is mostly the wait for
+// the tile's slowest segment, which this waits for too -- while clustered CTAs run their k-steps ~13%
+// slower; so it is a selectable option (-sk<N>-dsm), not a default candidate. A CTA must not
 // leave while peers may read its buffers: the kernel ends with a cluster barrier. `done` is used once
 // (phase 0). Bounded: a wait that runs out reports kErrSplitPeerTimeout and goes on (garbage, never a hang).
 template <class Accum>
