@@ -118,6 +118,10 @@ struct StageParams {
   uint64_t timeout_ns = 0;  // 0: unbounded waits
   TileTrace* trace = nullptr;  // per tile (row-major linear index), nullptr: off
   uint32_t num_inputs = 0;
+  // Fault injection (tests, braid-stress-conv; 0 = off): the poster warp of a warp-specialized kernel
+  // sleeps this long before taking each finished tile, so the consumers run ahead of it -- the
+  // interleaving that a slow gpu-scope release makes rare and a hand-off protocol must survive.
+  uint32_t fault_poster_delay_ns = 0;
   InputRef inputs[kMaxInputs];
 
   BRAID_HD bool has(uint32_t f) const { return (flags & f) != 0; }
@@ -189,6 +193,12 @@ __device__ __forceinline__ bool spin_until(const uint64_t* sem, uint64_t target,
       if (timeout_ns && waited > timeout_ns) return false;
     }
   }
+}
+
+// Sleep about `ns` nanoseconds (fault injection; one thread or a whole warp).
+__device__ __forceinline__ void sleep_ns(uint64_t ns) {
+  const uint64_t t0 = ptx::globaltimer_ns();
+  while (ptx::globaltimer_ns() - t0 < ns) __nanosleep(1000);
 }
 
 }  // namespace detail

@@ -612,6 +612,7 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {
         const uint32_t slot = n & 1u;
+        if (sp.fault_poster_delay_ns) braid::detail::sleep_ns(sp.fault_poster_delay_ns);  // (tests: a lagging poster)
         // (Pingpong: the warpgroups post alternate tiles, warpgroup g in slot g.)
         ptx::named_barrier_sync(Traits::kPostFullBarrier + slot, Traits::kTileThreads + 32);
         const PostSlot ps = smem.post[slot];
