@@ -524,6 +524,73 @@ TEST_F(HopperTest, ConvResidualChainIsBitIdenticalAndRebinds) {
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+// A poster warp that lags its consumers by 20 us per tile (fault injection: StageParams::
+// fault_poster_delay_ns) lets the consumer warps run tiles ahead of it; every tile must still be posted
+// once, after all of its stores (the hand-off protocol: PostSlot in gemm_kernel.cuh). A ResNet-style
+// residual chain on few CTAs (several tiles each) with short K (9 k-tiles, and up to 18 pipeline
+// stages: warps can drift more than a tile apart), fresh inputs each run, against stream order.
+TEST_F(HopperTest, ConvChainWithALaggingPosterIsBitIdentical) {
+  std::mt19937 rng(37);
+  const int N = 4, H = 28, W = 28, C = 64, L = 4;
+  const size_t pix = size_t(N) * H * W;
+  const DType dt = DType::F16;
+  Buf X(pix * C);
+  std::deque<Buf> Wt, B, Y;
+  for (int i = 0; i < L; ++i) {
+    Wt.emplace_back(size_t(C) * 9 * C);
+    B.emplace_back(size_t(C));
+    Y.emplace_back(pix * C);
+    Wt[i].random(rng, 1.0f / std::sqrt(9.0f * C), dt);
+    B[i].random(rng, 0.1f, dt);
+  }
+  auto cfg = [](int tm, int tn, int ctas, bool staged) {
+    GemmConfig c{tn, 1, ctas};
+    c.tile_m = tm;
+    c.order = OrderKind::RowMajor;
+    if (staged) c.store = EpilogueStore::Staged;
+    return c;
+  };
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreate(&s));
+  ConvChainVariant stream, tile, row_dyn, row_wait;
+  stream.ordering = Ordering::StreamOrder;
+  row_dyn.sync = row_wait.sync = ConvChainVariant::Sync::RowSync;
+  row_dyn.dynamic = true;
+  row_wait.ordering = Ordering::WaitKernel;
+  for (const GemmConfig& g : {cfg(128, 64, 3, false), cfg(128, 64, 3, true), cfg(64, 64, 4, false), cfg(64, 32, 5, false)}) {
+    auto problem = [&] {
+      ConvChainProblem p{dt, {N, H, W}, C, X.d, {}};
+      for (int i = 0; i < L; ++i) p.layers.push_back({C, Wt[i].d, B[i].d, Y[i].d, g, i == 1 ? X.d : i == 3 ? Y[1].d : nullptr});
+      return p;
+    };
+    ConvChain ref(problem(), stream);
+    for (const ConvChainVariant& v : {tile, row_dyn, row_wait}) {
+      SCOPED_TRACE(g.name() + " " + v.name());
+      ConvChain chain(problem(), v, ChainOptions{true, v.weights_first, 5000, false});
+      chain.chain().set_params_hook([](int, StageParams& sp) { sp.fault_poster_delay_ns = 20000; });
+      for (int rep = 0; rep < 2; ++rep) {
+        X.random(rng, 1.0f, dt);  // a fresh input: a run that read the previous run's data cannot pass
+        std::vector<std::vector<uint16_t>> want;
+        for (auto& y : Y) y.poison();
+        ref.run(s);
+        ref.check(s);
+        for (auto& y : Y) {
+          y.download();
+          want.push_back(y.h);
+        }
+        for (auto& y : Y) y.poison();
+        chain.run(s);
+        chain.check(s);
+        for (int i = 0; i < L; ++i) {
+          Y[i].download();
+          ASSERT_TRUE(Y[i].h == want[i]) << "layer " << i + 1 << ", run " << rep;
+        }
+      }
+    }
+  }
+  BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
 // The variant names the benchmarks and the C interface take: parse() inverts name(), and rejects
 // the rest. (Host only: runs without a GPU.)
 TEST(ConvChainVariantNames, ParseInvertsName) {

@@ -816,7 +816,10 @@ namespace {
 
 // Every variant's output, run after run and under CUDA-graph replay, is bit-identical to the same
 // kernels (same tiles, splits, orders, CTA counts) run in stream order.
-void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants, std::mt19937& rng) {
+// poster_delay_ns: fault injection (StageParams::fault_poster_delay_ns), a poster warp that lags its
+// consumers by that much per tile.
+void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants, std::mt19937& rng,
+                                 uint32_t poster_delay_ns = 0) {
   for (Activation act : {Activation::GeLU, Activation::SwiGLU}) {
     for (DType dt : {DType::F16, DType::BF16}) {
       const int H = 1024, F = 1536, F1 = act == Activation::SwiGLU ? 2 * F : F;
@@ -844,6 +847,8 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
           const std::vector<uint16_t> expect = b.Y.h;
           for (size_t i = 0; i < expect.size(); ++i) ASSERT_TRUE(std::isfinite(to_float(expect[i], dt))) << i;
           Mlp m(p, v, ChainOptions{true, v.weights_first, 5000, false});
+          if (poster_delay_ns)
+            m.chain().set_params_hook([&](int, StageParams& sp) { sp.fault_poster_delay_ns = poster_delay_ns; });
           cudaStream_t s;
           BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
           for (int rep = 0; rep < 4; ++rep) {
@@ -884,6 +889,14 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
 TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
   std::mt19937 rng(3);
   expect_chains_bit_identical(333, sync_variants(), rng);
+}
+
+// A poster warp that lags its consumers by 20 us per tile (fault injection): the consumer warps run
+// tiles ahead of it, and every tile must still be posted once, after all of its stores (the hand-off
+// protocol: PostSlot in gemm_kernel.cuh). The variants with few CTAs give each CTA several tiles.
+TEST_F(HopperTest, MlpChainWithALaggingPosterIsBitIdentical) {
+  std::mt19937 rng(6);
+  expect_chains_bit_identical(333, sync_variants(), rng, 20000);
 }
 
 TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {

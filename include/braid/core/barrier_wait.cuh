@@ -1,5 +1,5 @@
 // Bounded waits on a CTA's own mbarriers. In braid's Hopper kernel: the consumers' wait for a unit's
-// first pipeline stage, the unit ring (dynamic dispatch) and the multicast producer's exit -- not the
+// first pipeline stage, the unit ring (dynamic dispatch), the post hand-off and the multicast producer's exit -- not the
 // producer's per-k-tile acquire, whose few instructions bound a convolution's mainloop (bounding it
 // made conv pairs 1-16% slower: bench/results/bounded-waits-ab-h100-20261124/). Such a wait blocks only
 // on the CTA's own warps and TMA loads, which wait at most one bounded semaphore wait
@@ -27,6 +27,8 @@ enum BarrierSite : uint32_t {
   kSiteRingEmpty = 2,      // producer: a unit-ring slot the consumers have not read
   kSiteRingFull = 3,       // consumer: a unit-ring slot the producer has not published
   kSiteClusterTail = 4,    // producer: its cluster peer has not released the stages it multicast into
+  kSitePostFull = 5,       // poster warp: the consumers have not handed over their next finished tile
+  kSitePostPhase = 6,      // consumer warp: the other warps have not handed over the slot's previous tile
 };
 
 inline const char* barrier_site_name(uint32_t site) {
@@ -35,6 +37,9 @@ inline const char* barrier_site_name(uint32_t site) {
     case kSiteRingEmpty: return "unit-ring empty barrier (producer waits for the consumers to read the slot)";
     case kSiteRingFull: return "unit-ring full barrier (consumers wait for the producer to publish the slot)";
     case kSiteClusterTail: return "pipeline empty barrier at exit (producer waits for its cluster peer)";
+    case kSitePostFull: return "post hand-off full barrier (poster warp waits for the consumers' finished tile)";
+    case kSitePostPhase:
+      return "post hand-off full barrier, previous phase (a consumer warp waits for the other warps' previous tile in the slot)";
     default: return "unknown barrier";
   }
 }

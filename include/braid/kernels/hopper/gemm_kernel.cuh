@@ -41,9 +41,10 @@
 
 namespace braid::hopper {
 
-// Shared memory the mainloops leave to the kernel (BlockSync, the split-K flag): the collective
-// builders size their pipelines to the rest.
-constexpr int kExtraSmem = 256;
+// Shared memory the mainloops leave to the kernel (BlockSync, the post slots and their barriers, the
+// unit ring, the split-K flag): the collective builders size their pipelines to the rest. (256 -> 512
+// when the post hand-off took two mbarriers: no instantiation's stage count changed.)
+constexpr int kExtraSmem = 512;
 
 // Staged epilogues (EpilogueStore in gemm_config.hpp; epilogue.cuh, store_tile_staged) write the
 // tile into a [tile_m][tile_n + 8] buffer of 2-byte elements carved out of the pipeline (128x128:
@@ -58,6 +59,19 @@ constexpr int epilogue_staging_bytes(int tile_m, int tile_n, bool staged) { retu
 // release of a post waits for the tile's stores to reach L2 (a microsecond or more under load);
 // issued by a consumer thread it stalled that thread's warpgroup -- wgmma needs all four warps --
 // once per tile, which cost tile-synchronized chains of short convolutions 15-20%.
+//
+// The hand-off, per slot s (two slots; cooperative: the CTA's tiles alternate slots; pingpong:
+// warpgroup g uses slot g). post_full[s] is an mbarrier: every consumer warp of the tile arrives once
+// per tile (after its stores and a __syncwarp), the poster waits for the phase. Named barrier
+// kPostEmptyBarrier + s: the poster arrives once it has taken the slot; consumer warp 0, which
+// writes the slot, syncs on it before writing the slot again. A warp arrives for the slot's phase k
+// only after phase k-1 has completed: the consumer warps drift apart by up to a pipeline of k-tiles
+// -- more than a tile where K is short -- and an arrival for a later tile must never complete an
+// earlier tile's phase. (Before 2026-11-24 post_full was a named barrier the poster synced on, which
+// counts the poster's own arrival: consumer warps that ran a tile ahead of a lagging poster arrived
+// twice in one phase, the phase completed without the poster, and the poster later read a slot before
+// it was rewritten -- a tile never posted, or a deadlock. Seen once in thousands of chain runs of
+// whole-tile 128x64 convolutions; forced by StageParams::fault_poster_delay_ns: braid-stress-conv.)
 struct PostSlot {
   Tile tile;
   uint32_t tile_lin;
@@ -111,14 +125,14 @@ struct WarpSpecializedTraits {
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
   static_assert(!Pingpong || (!Staged && ClusterM == 1), "pingpong tiles store directly, without multicast");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
-  // A tile's threads (pingpong: warpgroup 1's own barrier; 9-12 are the post hand-off's).
+  // A tile's threads (pingpong: warpgroup 1's own barrier; 11-12 are the post hand-off's).
   static constexpr uint32_t tile_barrier(int wg) { return wg == 0 ? kConsumerBarrier : 13u; }
   // Pingpong: warpgroup g arrives on mma_done_barrier(g) once it issued its unit's MMAs; the other
   // syncs on it before its next unit's (see the consumer loop).
   static constexpr uint32_t mma_done_barrier(int wg) { return wg == 0 ? 14u : 15u; }
-  // The post hand-off (see PostSlot): full[s] = 9 + s (consumers arrive, the poster warp waits),
-  // empty[s] = 11 + s (the poster arrives, consumer warp 0 waits).
-  static constexpr uint32_t kPostFullBarrier = 9, kPostEmptyBarrier = 11;
+  // The post hand-off (see PostSlot): full[s] is SharedStorage::post_full[s] (an mbarrier); empty[s]
+  // is named barrier 11 + s (the poster arrives, consumer warp 0 waits). (9 and 10 are free.)
+  static constexpr uint32_t kPostEmptyBarrier = 11;
   // Register split (setmaxnreg; 0 = keep the compiler's 168 of a 384-thread CTA). 128 x 128 tiles need
   // no more than 168 anywhere; 128 x 256 tiles hold 128 accumulators per consumer thread. The
   // producer's share must hold its loop without spills (40 did not: its TMA issue starved the MMAs).
@@ -154,6 +168,7 @@ struct WarpSpecializedTraits {
     alignas(16) typename Mainloop::PipelineStorage pipeline;
     BlockSync bs;
     PostSlot post[2];      // finished tiles from the consumers to the poster warp
+    uint64_t post_full[2];  // mbarriers: every consumer warp of the slot's tile handed it over (PostSlot)
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
     ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
@@ -164,7 +179,9 @@ struct WarpSpecializedTraits {
   static constexpr int kReduceSlotsPerThread = int(sizeof(SharedStorage::staging) / 16 / kConsumerThreads);
   static_assert(!kStagedEpilogue || kReduceSlotsPerThread >= 2,
                 "the staging buffer holds at least two split-K slots per consumer thread");
-  static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + sizeof(UnitRing) + sizeof(uint32_t) + sizeof(ClusterExchangeBarriers) + 16 <= kExtraSmem, "carve out more shared memory");
+  static_assert(sizeof(BlockSync) + 2 * sizeof(PostSlot) + 2 * sizeof(uint64_t) + sizeof(UnitRing) + sizeof(uint32_t) +
+                    sizeof(ClusterExchangeBarriers) + 16 <= kExtraSmem,
+                "carve out more shared memory");
   // The cluster exchange (two segments) puts a share of the peer's quads -- half a tile of fp32 -- into
   // the staging buffer: 128x128 and 128x64 staged tiles hold exactly that.
   static constexpr bool kClusterExchange =
@@ -571,6 +588,8 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
+    for (uint64_t& b : smem.post_full) cutlass::arch::ClusterBarrier::init(&b, Traits::kTileThreads / 32);
+    cutlass::arch::fence_barrier_init();
     if (exchange) {
       tma::init(&smem.xbar.full, 1);
       // (pulling: `ready` takes one arrival from each peer -- "my partials are in my buffers")
@@ -611,10 +630,11 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {
-        const uint32_t slot = n & 1u;
-        if (sp.fault_poster_delay_ns) braid::detail::sleep_ns(sp.fault_poster_delay_ns);  // (tests: a lagging poster)
         // (Pingpong: the warpgroups post alternate tiles, warpgroup g in slot g.)
-        ptx::named_barrier_sync(Traits::kPostFullBarrier + slot, Traits::kTileThreads + 32);
+        const uint32_t slot = n & 1u, parity = (n >> 1) & 1u;
+        if (sp.fault_poster_delay_ns) braid::detail::sleep_ns(sp.fault_poster_delay_ns);  // (tests: a lagging poster)
+        bounded_barrier_wait([&] { return cutlass::arch::ClusterBarrier::try_wait(&smem.post_full[slot], parity); }, sp,
+                             kSitePostFull, slot, parity, Tile{});
         const PostSlot ps = smem.post[slot];
         if (ps.done) break;
         if (lane == 0) {
@@ -649,6 +669,16 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
+    // This warp hands slot `slot` over for the slot's phase `phase` (see PostSlot): its stores -- and, in
+    // the slot's warp 0, the slot's contents -- happen-before its arrival (__syncwarp, then lane 0's
+    // release arrival); it arrives only once the slot's previous phase has completed.
+    auto hand_over = [&](uint32_t slot, uint32_t phase) {
+      if (phase > 0)
+        bounded_barrier_wait([&] { return cutlass::arch::ClusterBarrier::try_wait(&smem.post_full[slot], (phase - 1) & 1u); },
+                             sp, kSitePostPhase, slot, (phase - 1) & 1u, w.tile);
+      __syncwarp();
+      if (lane == 0) cutlass::arch::ClusterBarrier::arrive(&smem.post_full[slot]);
+    };
     [[maybe_unused]] uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
     for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring, sp); ++n_units) {
@@ -762,9 +792,10 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         // post by the barrier; slot reuse waits for the poster to have taken the slot's last tile.
         // Pingpong: warpgroup g always uses slot g (the CTA's units, all posted, alternate).
         const uint32_t slot = kPingpong ? uint32_t(wg) : n_posted & 1u;
-        if (n_posted >= (kPingpong ? 1u : 2u) && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
+        const uint32_t phase = kPingpong ? n_posted : n_posted >> 1;  // the slot's uses so far
+        if (phase > 0 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
         if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, mhz, t_start, t_mainloop};
-        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, kTileThreads + 32);
+        hand_over(slot, phase);
         ++n_posted;
       } else if (sp.trace != nullptr) {
         ptx::named_barrier_sync(tile_barrier, kTileThreads);  // the tile's stores are done
@@ -793,13 +824,13 @@ __global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const 
         if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + uint32_t(wg), 64);
         if ((n_units & 1u) == uint32_t(wg)) {
           if (t == 0) smem.post[wg].done = 1u;
-          ptx::named_barrier_arrive(Traits::kPostFullBarrier + uint32_t(wg), kTileThreads + 32);
+          hand_over(uint32_t(wg), n_posted);
         }
       } else {
         const uint32_t slot = n_posted & 1u;
         if (n_posted >= 2 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + slot, 64);
         if (t == 0) smem.post[slot].done = 1u;
-        ptx::named_barrier_arrive(Traits::kPostFullBarrier + slot, kTileThreads + 32);
+        hand_over(slot, n_posted >> 1);
         if (n_posted >= 1 && t < 32) ptx::named_barrier_sync(Traits::kPostEmptyBarrier + (slot ^ 1u), 64);
       }
     }
