@@ -37,7 +37,7 @@ constexpr int kMaxInputs = 4;
 // written by every block, `started` and `run` are polled.
 struct StageState {
   alignas(128) uint64_t run;          // completed synchronized launches of this stage
-  alignas(128) uint64_t started;      // epoch of the latest launch whose block 0 started
+  alignas(128) uint64_t started;      // epoch of the latest synchronized launch whose block 0 started
   alignas(128) uint32_t blocks_done;  // blocks finished in the current launch
   alignas(128) uint32_t tile_ticket;  // next ticket of the dynamic tile order
 };
@@ -247,7 +247,10 @@ __device__ __forceinline__ void begin_block(const StageParams& sp, BlockSync& bs
     bs.tile_index = 0xffffffffu;
     for (int i = 0; i < kMaxInputs; ++i) bs.last_sem[i] = 0xffffffffu;
     if (detail::block_linear() == 0) {
+      // `started` also tells the host's hang detection (Chain::wait_bounded) that a synchronized launch is
+      // under way, even one stuck before it posted anything (relaxed: nothing to order but itself).
       if (sp.has(kMarkStarted)) ptx::st_release(&sp.state->started, epoch);
+      else if (sp.has(kSync)) ptx::st_relaxed(&sp.state->started, epoch);
       // Lockstep check: a producer is either still in this epoch (run == epoch-1) or done (== epoch).
       if (sp.has(kSync))
         for (uint32_t i = 0; i < sp.num_inputs; ++i) {

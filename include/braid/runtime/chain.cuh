@@ -389,12 +389,14 @@ class Chain {
     }
     return n;
   }
-  // Part-way through a run: some stage has finished blocks or taken tickets in its current launch,
-  // posted tiles of its next run, or is a run ahead of another stage.
+  // Part-way through a run: some stage has started a launch it has not completed, finished blocks or
+  // taken tickets in its current launch, posted tiles of its next run, or is a run ahead of another
+  // stage. (`started` catches a launch stuck before anything else moved: its CTAs deadlocked at their
+  // first tiles, bench/results/stress-conv-h100-20261124/.)
   bool mid_run(const std::vector<char>& snap) const {
     for (int i = 0; i < num_stages(); ++i) {
       const StageState& st = *record_in(snap, d_states_ + i);
-      if (st.blocks_done || st.tile_ticket || posted_in_run(snap, i) > 0) return true;
+      if (st.started > st.run || st.blocks_done || st.tile_ticket || posted_in_run(snap, i) > 0) return true;
       if (st.run != record_in(snap, d_states_)->run) return true;
     }
     return false;
@@ -404,7 +406,8 @@ class Chain {
     for (int i = 0; i < num_stages(); ++i) {
       const StageState& st = *record_in(snap, d_states_ + i);
       const StageSpec& s = plan_.stages[i];
-      o << "  stage " << i << " '" << s.name << "': " << st.run << " runs completed; current launch: "
+      o << "  stage " << i << " '" << s.name << "': " << st.run << " runs completed"
+        << (st.started > st.run ? " (run " + std::to_string(st.started) + " started)" : std::string()) << "; current launch: "
         << st.blocks_done << " blocks finished, " << st.tile_ticket << " tickets taken";
       const long posted = posted_in_run(snap, i);
       if (posted >= 0) o << "; " << posted << " of " << s.tiles() << " tiles posted in run " << st.run + 1;
