@@ -182,6 +182,18 @@ int main(int argc, char** argv) {
       }
     }
 
+  // Two CTAs per SM (-o2: each with half the shared memory, a pipeline half as deep) for 64x32 tiles,
+  // every decomposition: the fastest single conv at 512x7 N=8 (4-6%) and 256x14 N=4 (1%), 1-11% slower
+  // on the other deep layers; 64x64-o2 never won (bench/results/conv-o2-h100-20261124/; selectable with
+  // --configs, e.g. 64x64-sk2-o2-rowmajor).
+  for (size_t i = 0, n = candidates.size(); i < n; ++i) {
+    const GemmConfig& c = candidates[i];
+    if (c.tile_m != 64 || c.tile_n != 32 || c.dsmem_reduce || !c.default_store()) continue;
+    GemmConfig o = c;
+    o.ctas_per_sm = 2;
+    candidates.push_back(o);
+  }
+
   // (Filters multicast to clusters of two, -mc2: tried on every layer at 3f1573f and never the fastest --
   // bench/results/conv-pair-h100-20261124-3f1573f.*; selectable with --configs, e.g. 64x64-sk2-mc2-rowmajor.)
 

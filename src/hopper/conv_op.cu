@@ -17,9 +17,19 @@ std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_staged(bool segmente
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_128x64_mc2(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64_mc2(bool segmented);
 std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x128_mc2(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x64_o2(bool segmented);
+std::unique_ptr<ConvKernelBase> make_conv_kernel_f16_64x32_o2(bool segmented);
 
 std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented,
-                                                 int multicast) {
+                                                 int multicast, int ctas_per_sm) {
+  if (ctas_per_sm != 1) {  // two CTAs per SM: fp16 64-row tiles, default stores, no multicast
+    if (ctas_per_sm != 2 || multicast != 1 || dtype != DType::F16 || staged != stages_epilogue_by_default(tile_m, tile_n) ||
+        tile_m != 64)
+      return nullptr;
+    if (tile_n == 64) return make_conv_kernel_f16_64x64_o2(segmented);
+    if (tile_n == 32) return make_conv_kernel_f16_64x32_o2(segmented);
+    return nullptr;
+  }
   if (multicast != 1) {  // filters multicast to clusters of two: fp16, default stores, three tiles
     if (multicast != 2 || dtype != DType::F16 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
     if (tile_m == 128 && tile_n == 64) return make_conv_kernel_f16_128x64_mc2(segmented);
@@ -75,21 +85,29 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
        !((c.tile_m == 128 && c.tile_n == 64) || (c.tile_m == 64 && (c.tile_n == 64 || c.tile_n == 128)))))
     return "filters multicast to clusters of two (-mc2) exist for fp16 128x64, 64x64 and 64x128 tiles with their default "
            "stores (got " + std::string(dtype_name(a.dtype)) + " " + c.name() + ")";
+  if (c.ctas_per_sm != 1 &&
+      (c.ctas_per_sm != 2 || c.multicast != 1 || c.dsmem_reduce || a.dtype != DType::F16 ||
+       c.staged() != stages_epilogue_by_default(c.tile_m, c.tile_n) || c.tile_m != 64 || (c.tile_n != 64 && c.tile_n != 32)))
+    return "two CTAs per SM (-o2) exist for fp16 64x64 and 64x32 tiles with their default stores, without -mc2 or -dsm "
+           "(got " + std::string(dtype_name(a.dtype)) + " " + c.name() + ")";
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }
 
 std::string ConvOp::kernel_function(const GemmConfig& c) {
   return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + (c.staged() ? "-staged" : "-direct") +
-         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole") + (c.multicast > 1 ? "-mc" + std::to_string(c.multicast) : "");
+         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole") + (c.multicast > 1 ? "-mc" + std::to_string(c.multicast) : "") +
+         (c.ctas_per_sm > 1 ? "-o" + std::to_string(c.ctas_per_sm) : "");
 }
 
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  std::unique_ptr<ConvKernelBase> k = make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k, c.multicast);
+  std::unique_ptr<ConvKernelBase> k =
+      make_conv_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.splits > 1 || c.stream_k, c.multicast, c.ctas_per_sm);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " convolution kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
-           (c.multicast > 1 ? " multicast to clusters of " + std::to_string(c.multicast) : "");
+           (c.multicast > 1 ? " multicast to clusters of " + std::to_string(c.multicast) : "") +
+           (c.ctas_per_sm > 1 ? ", " + std::to_string(c.ctas_per_sm) + " CTAs per SM" : "");
   ConvKernelBase* kernel = k.get();
   const Grid grid{ceil_div(uint32_t(a.K), uint32_t(c.tile_n)), ceil_div(uint32_t(a.pixels()), uint32_t(c.tile_m)), 1};
   try {  // what only the schedule can tell (clusters that fit, segments per round): refused with the reason

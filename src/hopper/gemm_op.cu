@@ -131,7 +131,7 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
   const Decomposition kind =
       c.stream_k ? Decomposition::StreamK : c.splits > 1 ? Decomposition::SplitK : Decomposition::DataParallel;
   const uint32_t mc = uint32_t(c.multicast);
-  int resident = sms;  // persistent CTAs that fit at once
+  int resident = sms * w->kernel->ctas_per_sm();  // persistent CTAs that fit at once
   if (mc > 1) {
     if (w->kernel->multicast() != int(mc))
       throw std::logic_error(std::string(what) + ": " + c.name() + ": the kernel does not multicast to clusters of " +
@@ -315,6 +315,7 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
     return "K and N must be multiples of 8 (16-byte TMA rows); got K=" + std::to_string(a.K) +
            " N=" + std::to_string(a.N);
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
+  if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
   if (c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
     return "tile_n must be 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
   if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)

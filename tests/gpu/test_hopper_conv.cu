@@ -71,6 +71,7 @@ struct ConvCase {
   bool relu = true;
   EpilogueStore store = EpilogueStore::Default;
   int multicast = 1;
+  int ctas_per_sm = 1;
 };
 
 }  // namespace
@@ -103,6 +104,11 @@ TEST_F(HopperTest, ConvMatchesReference) {
       {DType::F16, 64, 32, 2, 7, 7, 128, 96},
       {DType::F16, 64, 32, 1, 9, 13, 64, 64, 3},
       {DType::F16, 64, 32, 3, 9, 11, 128, 96, 1, true, 5},
+      // two CTAs per SM (-o2): whole tiles, split-K (the deep layers' shape: 72 k-tiles), stream-K, 64x32
+      {DType::F16, 64, 64, 2, 14, 14, 128, 128, 1, false, 0, true, EpilogueStore::Default, 1, 2},
+      {DType::F16, 64, 64, 2, 7, 7, 512, 64, 4, false, 0, true, EpilogueStore::Default, 1, 2},
+      {DType::F16, 64, 64, 3, 9, 11, 128, 128, 1, true, 200, true, EpilogueStore::Default, 1, 2},
+      {DType::F16, 64, 32, 2, 7, 7, 512, 96, 3, false, 0, true, EpilogueStore::Default, 1, 2},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -110,7 +116,8 @@ TEST_F(HopperTest, ConvMatchesReference) {
                              " W=" + std::to_string(c.W) + " C=" + std::to_string(c.C) + " K=" + std::to_string(c.K) +
                              " sk" + std::to_string(c.splits) + (c.stream_k ? " stream-K" : "") +
                              (c.relu ? " relu" : " none") + (c.store == EpilogueStore::Staged ? " staged" : "") +
-                             (c.multicast > 1 ? " mc" + std::to_string(c.multicast) : "");
+                             (c.multicast > 1 ? " mc" + std::to_string(c.multicast) : "") +
+                             (c.ctas_per_sm > 1 ? " o" + std::to_string(c.ctas_per_sm) : "");
     SCOPED_TRACE(what);
     const size_t pix = size_t(c.N) * c.H * c.W;
     Buf X(pix * c.C), Wt(size_t(c.K) * 9 * c.C), B(size_t(c.K)), Y(pix * c.K);
@@ -123,6 +130,7 @@ TEST_F(HopperTest, ConvMatchesReference) {
     cfg.order = OrderKind::RowMajor;
     cfg.store = c.store;
     cfg.multicast = c.multicast;
+    cfg.ctas_per_sm = c.ctas_per_sm;
     const ConvArgs args{c.dt, X.d, Wt.d, B.d, Y.d, c.N, c.H, c.W, c.C, c.K, 3, 3, 1,
                         c.relu ? Activation::ReLU : Activation::None};
     ConvOp op;
@@ -133,6 +141,20 @@ TEST_F(HopperTest, ConvMatchesReference) {
     Y.download();
     const auto ref = conv_reference(to_floats(X, c.dt), Wt, B, c.N, c.H, c.W, c.C, c.K, c.relu, c.dt);
     EXPECT_LT(rel_error(ref, Y, c.dt), c.dt == DType::F16 ? 2e-3 : 1e-2);
+    // Two CTAs per SM change where the units run, not the sums (except stream-K, whose cut depends on
+    // the CTA count): the bits of the one-CTA-per-SM kernel.
+    if (c.ctas_per_sm > 1 && !c.stream_k) {
+      const std::vector<uint16_t> got = Y.h;
+      GemmConfig one = cfg;
+      one.ctas_per_sm = 1;
+      ConvOp op1;
+      ASSERT_EQ(op1.prepare(args, one), "");
+      Y.poison();
+      op1.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      EXPECT_EQ(std::memcmp(got.data(), Y.h.data(), got.size() * 2), 0) << "-o2 vs one CTA per SM";
+    }
     // Multicast changes who loads the filters, not the sums: the same bits as each CTA loading its own
     // (data-parallel and split-K keep every tile's k-ranges; stream-K cuts its tail by cluster).
     if (c.multicast > 1 && !c.stream_k) {
@@ -225,6 +247,29 @@ TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   cfg.splits = 2;
   cfg.reduce_scatter = true;
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("reduce-scatter"), std::string::npos);
+  GemmConfig two{64, 1, 0};  // two CTAs per SM: fp16 64x64 / 64x32 only, not with -mc2
+  two.ctas_per_sm = 2;       // (tile_m 128)
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  two.tile_m = 64;
+  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  two.multicast = 2;
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  two.multicast = 1;
+  two.ctas_per_sm = 3;
+  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  // What -o2 launches: two resident CTAs per SM (392 units: 49 row tiles x 2 filter tiles x split 4;
+  // prepare only plans, it reads no data).
+  two.ctas_per_sm = 2;
+  two.splits = 4;
+  ASSERT_EQ(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 4, 28, 28, 64, 128}, two), "");
+  ConvOp one_op;
+  GemmConfig one = two;
+  one.ctas_per_sm = 1;
+  ASSERT_EQ(one_op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 4, 28, 28, 64, 128}, one), "");
+  int sms = 0;
+  BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  EXPECT_EQ(one_op.ctas(), std::min(sms, 392));
+  EXPECT_EQ(op.ctas(), std::min(2 * sms, 392));
 }
 
 namespace {
@@ -278,6 +323,10 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
     c.multicast = 2;
     return c;
   };
+  auto o2 = [](GemmConfig c) {
+    c.ctas_per_sm = 2;
+    return c;
+  };
   return {
       {cfg(128, 64, 1, false, 0), cfg(128, 64, 1, false, 0)},
       {cfg(128, 128, 1, false, 6), cfg(64, 64, 2, false, 0)},   // few producer CTAs, split-K consumer
@@ -290,6 +339,7 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
       {mc2(cfg(64, 128, 1, true, 0)), mc2(cfg(64, 64, 1, false, 0))},
       {cfg(64, 32, 1, false, 0), reduce_scatter(cfg(64, 32, 2, false, 0))},  // a k-tile's channels in two producer tiles
       {dsm(cfg(64, 64, 4, false, 0)), dsm(cfg(128, 64, 3, false, 0))},  // clusters of 4 and 3 reducing over DSMEM
+      {o2(cfg(64, 64, 1, false, 0)), o2(reduce_scatter(cfg(64, 32, 2, false, 0)))},  // two CTAs per SM
   };
 }
 

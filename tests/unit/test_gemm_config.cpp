@@ -42,6 +42,11 @@ TEST(GemmConfig, NamesRoundTrip) {
   EXPECT_FALSE(fit.staged());
   EXPECT_EQ(fit.name(), "192x192-sk2");
   configs.push_back(fit);
+  GemmConfig two{64, 3, 0, OrderKind::RowMajor};  // two CTAs per SM (convolutions)
+  two.tile_m = 64;
+  two.ctas_per_sm = 2;
+  EXPECT_EQ(two.name(), "64x64-sk3-o2-rowmajor");
+  configs.push_back(two);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -57,6 +62,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.pingpong, c.pingpong) << c.name();
     EXPECT_EQ(back.group, c.group) << c.name();
+    EXPECT_EQ(back.ctas_per_sm, c.ctas_per_sm) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
@@ -64,7 +70,7 @@ TEST(GemmConfig, NamesRoundTrip) {
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
   for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk", "128x128-sk3rs",
-                          "128x128-c", "128x128-g", "128x128-gx"}) {
+                          "128x128-c", "128x128-g", "128x128-gx", "64x64-o"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
   }

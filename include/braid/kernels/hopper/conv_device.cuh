@@ -9,11 +9,12 @@
 namespace braid::hopper {
 
 // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles sharing the filter tiles (multicast).
+// CtasPerSm = 2: two CTAs per SM, each with half the shared memory (GemmConfig::ctas_per_sm).
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN),
-          bool Segmented = true, int ClusterM = 1>
+          bool Segmented = true, int ClusterM = 1, int CtasPerSm = 1>
 class ConvKernel final : public ConvKernelBase {
  public:
-  using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented, ClusterM>;
+  using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented, ClusterM, CtasPerSm>;
   using Mainloop = typename Traits::Mainloop;
 
   ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }
@@ -50,6 +51,7 @@ class ConvKernel final : public ConvKernelBase {
   int max_active_clusters(int size) const override { return hopper::max_active_clusters<Traits>(size); }
   bool cluster_pairs_in_rounds() const override { return !cluster_pulls<Traits>(2); }
   int multicast() const override { return Traits::kMulticast; }
+  int ctas_per_sm() const override { return hopper::resident_ctas_per_sm<Traits>(); }
   bool segmented() const override { return Traits::kSegmented; }
   bool set_unit_trace(UnitTrace* records, uint32_t stride) override { return hopper::set_unit_trace(params_, records, stride); }
 
@@ -58,10 +60,11 @@ class ConvKernel final : public ConvKernelBase {
 };
 
 // With and without the split-K fixup (as make_gemm_kernel_pair).
-template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1>
+template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
+          int CtasPerSm = 1>
 std::unique_ptr<ConvKernelBase> make_conv_kernel_pair(bool segmented) {
-  if (segmented) return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, true, ClusterM>>();
-  return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, false, ClusterM>>();
+  if (segmented) return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, true, ClusterM, CtasPerSm>>();
+  return std::make_unique<ConvKernel<Element, TileM, TileN, Staged, false, ClusterM, CtasPerSm>>();
 }
 
 }  // namespace braid::hopper

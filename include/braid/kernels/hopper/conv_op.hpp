@@ -38,13 +38,13 @@ class ConvKernelBase : public KernelBase {
                            unsigned long long* arrivals) = 0;
 };
 
-// The instantiation for (dtype, tile_m, tile_n, staged epilogue, multicast cluster size)
+// The instantiation for (dtype, tile_m, tile_n, staged epilogue, multicast cluster size, CTAs per SM)
 // (src/hopper/instances/conv_*.cu); nullptr when none (192x128 is fp16 only; the non-default store exists
 // for fp16 128x64 only; filters multicast to clusters of two (-mc2) for fp16 128x64, 64x64, 64x128 with
-// default stores). segmented: the schedule cuts tiles into segments (split-K, stream-K); otherwise the
+// default stores; two CTAs per SM (-o2) for fp16 64x64 and 64x32 with default stores). segmented: the schedule cuts tiles into segments (split-K, stream-K); otherwise the
 // whole-tile instantiation (no fixup compiled in).
 std::unique_ptr<ConvKernelBase> make_conv_kernel(DType dtype, int tile_m, int tile_n, bool staged, bool segmented = true,
-                                                 int multicast = 1);
+                                                 int multicast = 1, int ctas_per_sm = 1);
 
 class ConvOp : public PersistentOp {
  public:

@@ -34,9 +34,10 @@ using Conv2dProblem = cutlass::conv::ConvProblemShape<cutlass::conv::Operator::k
 // [K, R*S*C] K-major matrix whose columns run in the im2col reduction order, C fastest, then S, R.)
 // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles (the same filters), each loading
 // half of the filter tile for both (TMA multicast; GemmConfig::multicast, as the GEMM's -mc2).
-template <class Element, int TileM, int TileN, bool Staged, int ClusterM = 1>
-struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM> {
-  using Base = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM>;
+// CtasPerSm = 2: the pipeline sized for two CTAs per SM (WarpSpecializedTraits).
+template <class Element, int TileM, int TileN, bool Staged, int ClusterM = 1, int CtasPerSm = 1>
+struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM, false, CtasPerSm> {
+  using Base = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::ColumnMajor, ClusterM, false, CtasPerSm>;
   using TileShape = typename Base::TileShape;
   using SmemLayoutA = typename Base::SmemLayoutA;
   using SmemLayoutB = typename Base::SmemLayoutB;
@@ -116,11 +117,12 @@ struct ConvMainloop : GemmMainloop<Element, TileM, TileN, Staged, cutlass::layou
 
 // Segmented = false: whole tiles only, no split-K fixup compiled in (WarpSpecializedTraits).
 template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), bool Segmented = true,
-          int ClusterM = 1>
-struct ConvTraits : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM>,
-                                          Staged, ClusterM, false, Segmented> {
-  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM>,
-                                     Staged, ClusterM, false, Segmented>;
+          int ClusterM = 1, int CtasPerSm = 1>
+struct ConvTraits
+    : WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM, CtasPerSm>,
+                            Staged, ClusterM, false, Segmented, CtasPerSm> {
+  using Base = WarpSpecializedTraits<Element_, TileM, TileN, ConvMainloop<Element_, TileM, TileN, Staged, ClusterM, CtasPerSm>,
+                                     Staged, ClusterM, false, Segmented, CtasPerSm>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = true;
   struct Params : Base::ParamsBase {

@@ -85,6 +85,11 @@ struct GemmConfig {
   // idle during its epilogue. Pingpong: 128x128 tiles, direct stores, data-parallel (no split-K,
   // stream-K or multicast), static dispatch.
   bool pingpong = false;
+  // Persistent CTAs per SM ("-o2"): 2 = two CTAs share each SM, each with half the shared memory (a
+  // pipeline half as deep) and at most 128 registers per thread, so that two producers and two
+  // consumers interleave where one CTA's latency bounds the k-loop. Convolutions, fp16 64x64 and 64x32
+  // tiles with their default stores, without multicast.
+  int ctas_per_sm = 1;
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
   // PDL or stream order only.
   bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
@@ -99,14 +104,15 @@ struct GemmConfig {
            (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") +
            (multicast > 1 ? "-mc" + std::to_string(multicast) : std::string()) +
-           (group > 1 ? "-g" + std::to_string(group) : std::string()) + (stream_k ? "-streamk" : "") +
+           (group > 1 ? "-g" + std::to_string(group) : std::string()) +
+           (ctas_per_sm > 1 ? "-o" + std::to_string(ctas_per_sm) : std::string()) + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp", "64x64-sk3-o2"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -150,6 +156,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 1, "g") == 0) {
       p += 1;
       if (!number(c.group)) return "no group size after -g in '" + text + "'";
+    } else if (text.compare(p, 1, "o") == 0) {
+      p += 1;
+      if (!number(c.ctas_per_sm)) return "no CTA count per SM after -o in '" + text + "'";
     } else if (text.compare(p, 2, "rs") == 0) {
       c.reduce_scatter = true;
       p += 2;
@@ -160,7 +169,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -o<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

@@ -2,6 +2,7 @@
 // parameters (CUTLASS collective arguments -> params, i.e. the TMA descriptors) and launches.
 // Included only by the instantiation units in src/hopper/ (conv_device.cuh builds on it).
 #pragma once
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -21,11 +22,27 @@ void reserve_kernel_smem(const char* what) {
                                        int(Traits::kSmemBytes));
   if (e != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": cannot reserve shared memory: " + cudaGetErrorString(e));
-  if (const char* c = std::getenv("BRAID_SMEM_CARVEOUT")) {
-    e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributePreferredSharedMemoryCarveout, std::atoi(c));
+  // Two CTAs per SM need the whole unified L1/shared array as shared memory.
+  const char* c = std::getenv("BRAID_SMEM_CARVEOUT");
+  if (c || Traits::kCtasPerSm > 1) {
+    e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             c ? std::atoi(c) : int(cudaSharedmemCarveoutMaxShared));
     if (e != cudaSuccess)
       throw std::runtime_error(std::string(what) + ": cannot set the shared memory carveout: " + cudaGetErrorString(e));
   }
+}
+
+// CTAs of the kernel of `Traits` that are resident on one SM at once (its launch bounds and shared
+// memory as the occupancy calculator sees them; at most Traits::kCtasPerSm, at least 1).
+template <class Traits>
+int resident_ctas_per_sm() {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, hopper_gemm_kernel<Traits>, Traits::kThreads,
+                                                    Traits::kSmemBytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 1;
+  }
+  return std::max(1, std::min(n, Traits::kCtasPerSm));
 }
 
 // One persistent launch of the kernel of `Traits` (PDL attribute when asked).

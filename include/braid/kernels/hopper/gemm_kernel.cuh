@@ -54,6 +54,13 @@ constexpr int kExtraSmem = 512;
 // b48d64b). Hence one instantiation per (tile, store) where both matter, and the tuners choose.
 constexpr int epilogue_staging_bytes(int tile_m, int tile_n, bool staged) { return staged ? tile_m * (tile_n + 8) * 2 : 0; }
 
+// An SM's shared memory (sm_90: 228 KiB, of which each resident CTA reserves 1 KiB) and the most one
+// CTA may use (227 KiB, what the collective builders size their pipelines to). With `ctas` CTAs per SM
+// a pipeline gets what is left of the SM's share: the builder's carve-out grows by the difference.
+constexpr int kSmemPerSm = 233472, kSmemPerCtaMax = 232448, kSmemReservedPerCta = 1024;
+constexpr int smem_per_cta(int ctas) { return ctas == 1 ? kSmemPerCtaMax : kSmemPerSm / ctas - kSmemReservedPerCta; }
+constexpr int kSmemPerCtaCarveout(int ctas) { return kSmemPerCtaMax - smem_per_cta(ctas); }
+
 // A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
 // producer warpgroup), which makes them visible at gpu scope and posts the tile's semaphore. The
 // release of a post waits for the tile's stores to reach L2 (a microsecond or more under load);
@@ -95,12 +102,18 @@ struct PostSlot {
 // presence cost the consumers registers: the 192x192 kernel ran 6-12% faster without it (same
 // data-parallel schedule; bench/results/gemm-regsplit-ab-*), so GemmOp picks this instantiation
 // whenever a configuration has no segments.
+//
+// CtasPerSm = 2 (GemmConfig::ctas_per_sm, "-o2"): two persistent CTAs share each SM, each with half its
+// shared memory (a pipeline half as deep: the mainloop's carve-out, kSmemPerCtaCarveout) and at most
+// 128 registers per thread (__launch_bounds__): two producers and two consumers interleave, for k-loops
+// that a single CTA's latency bounds (the deep convolutions: docs/hopper-conv.md).
 template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false,
-          bool Segmented = true>
+          bool Segmented = true, int CtasPerSm = 1>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
+  static constexpr int kCtasPerSm = CtasPerSm;
   static_assert(TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong),
                 "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows)");
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
@@ -175,6 +188,9 @@ struct WarpSpecializedTraits {
     alignas(kTmaStore ? 1024 : 128) Element_ staging[kTmaStore ? TileM * TileN : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes <= size_t(smem_per_cta(CtasPerSm)), "the shared storage does not fit CtasPerSm CTAs per SM");
+  static_assert(CtasPerSm == 1 || (CtasPerSm == 2 && kThreads * 2 * 128 <= 65536 && !kBigAccumulators),
+                "two CTAs per SM: at most 128 registers per thread, no register reallocation");
   // Split-K partials reduced through the staging buffer: float4 slots per consumer thread.
   static constexpr int kReduceSlotsPerThread = int(sizeof(SharedStorage::staging) / 16 / kConsumerThreads);
   static_assert(!kStagedEpilogue || kReduceSlotsPerThread >= 2,
@@ -244,13 +260,14 @@ struct WarpSpecializedTraits {
 // CUTLASS's builder lays its cooperative MMA out as two warpgroups along M; the same collective takes
 // any number (its mainloop partitions by size(TiledMma) / 128), so the 192-row collective is the
 // builder's with a 3 x 1 warpgroup layout of the same wgmma atom.
-template <class Element, int TileM, int TileN, bool Staged, class LayoutB, int ClusterM, bool Pingpong>
+template <class Element, int TileM, int TileN, bool Staged, class LayoutB, int ClusterM, bool Pingpong, int CtasPerSm = 1>
 struct GemmMainloopFor {
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<kTileK>>;
   using Builder = cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element, LayoutB, 8,
       float, TileShape, cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
-      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged)>,
+      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged) +
+                                                        kSmemPerCtaCarveout(CtasPerSm)>,
       cute::conditional_t<Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
                           cute::conditional_t<(TileM >= 128), cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                                               cutlass::gemm::KernelTmaWarpSpecialized>>>;
@@ -267,8 +284,8 @@ struct GemmMainloopFor {
       typename Builder::CollectiveOp>;
 };
 template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutlass::layout::RowMajor, int ClusterM = 1,
-          bool Pingpong = false>
-using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, LayoutB, ClusterM, Pingpong>::type;
+          bool Pingpong = false, int CtasPerSm = 1>
+using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, LayoutB, ClusterM, Pingpong, CtasPerSm>::type;
 
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
 template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
@@ -562,7 +579,7 @@ __device__ __forceinline__ void release_stages_locally(Pipeline& pipeline) {
 }
 
 template <class Traits>
-__global__ void __launch_bounds__(Traits::kThreads, 1) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
+__global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;

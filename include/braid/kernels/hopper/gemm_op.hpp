@@ -46,6 +46,8 @@ class KernelBase {
   virtual bool cluster_pairs_in_rounds() const { return false; }
   // CTAs per cluster sharing B through TMA multicast (GemmConfig::multicast); 1 = none.
   virtual int multicast() const { return 1; }
+  // Persistent CTAs resident per SM (GemmConfig::ctas_per_sm, as the occupancy calculator confirms).
+  virtual int ctas_per_sm() const { return 1; }
   // Whether the two consumer warpgroups take alternate tiles (GemmConfig::pingpong).
   virtual bool pingpong() const { return false; }
   // Whether the kernel carries the split-K / stream-K fixup (whole-tile instantiations do not).
