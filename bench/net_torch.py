@@ -63,9 +63,9 @@ CONFIGS += ["128x128-sk2-dsm", "128x64-staged-sk2-dsm"]
 CONFIGS += [f"64x32{d}" for d in SPLITS]
 # 192x128 tiles (fp16): one round where 128x128 makes just over a wave (C=128 at 28x28, batch >= 24)
 CONFIGS += [f"192x128{d}" for d in SPLITS]
-# Two CTAs per SM (-o2, each with half the shared memory), 64x32 only: the fastest conv at 512x7 N=8 and
-# 256x14 N=4 (64x64-o2 never won a layer: bench/results/conv-o2-h100-20261124/)
-CONFIGS += [f"64x32{d.replace('-streamk', '')}-o2{'-streamk' if 'streamk' in d else ''}" for d in SPLITS]
+# (Two CTAs per SM, -o2, is not a candidate here: a layer's 64x32-o2 and 64x32 times differ by ~1%, and
+# chains that alternated the two kernel functions made ResNet-38 N=1 15% slower at 6587548 --
+# bench/results/net-h100-20261124-6587548.log. braid-bench-conv tries it, switch-aware.)
 
 
 # ---- the networks: a program of steps over named tensors ------------------------------------------
