@@ -112,13 +112,9 @@ int main(int argc, char** argv) {
   }
   // --configs (e.g. one config for a profiler), checked before any GPU work
   std::vector<hopper::GemmConfig> user_candidates;
-  for (const std::string& name : bench::split_list(configs_arg)) {
-    hopper::GemmConfig c;
-    if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
-      std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
-      return 2;
-    }
-    user_candidates.push_back(c);
+  if (const std::string why = bench::parse_config_list(configs_arg, user_candidates); !why.empty()) {
+    std::fprintf(stderr, "braid-bench-conv: --configs: %s\n", why.c_str());
+    return 2;
   }
   const auto layers = parse_layers(layers_arg);
   const auto batches = bench::parse_int_list(batches_arg);

@@ -83,13 +83,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<hopper::GemmConfig> cfgs;
-  for (const std::string& name : bench::split_list(configs_arg)) {
-    hopper::GemmConfig c;
-    if (const std::string why = hopper::parse_gemm_config(name, c); !why.empty()) {
-      std::fprintf(stderr, "braid-stress-conv: --configs: %s\n", why.c_str());
-      return 2;
-    }
-    cfgs.push_back(c);
+  if (const std::string why = bench::parse_config_list(configs_arg, cfgs); !why.empty()) {
+    std::fprintf(stderr, "braid-stress-conv: --configs: %s\n", why.c_str());
+    return 2;
   }
   if (cfgs.size() != 1 && cfgs.size() != size_t(depth)) {
     std::fprintf(stderr, "braid-stress-conv: --configs wants one configuration or one per layer (%d)\n", depth);

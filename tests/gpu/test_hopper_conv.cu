@@ -141,33 +141,30 @@ TEST_F(HopperTest, ConvMatchesReference) {
     Y.download();
     const auto ref = conv_reference(to_floats(X, c.dt), Wt, B, c.N, c.H, c.W, c.C, c.K, c.relu, c.dt);
     EXPECT_LT(rel_error(ref, Y, c.dt), c.dt == DType::F16 ? 2e-3 : 1e-2);
-    // Two CTAs per SM change where the units run, not the sums (except stream-K, whose cut depends on
-    // the CTA count): the bits of the one-CTA-per-SM kernel.
-    if (c.ctas_per_sm > 1 && !c.stream_k) {
+    // The output of the same conv with configuration `other`, bit for bit.
+    auto expect_same_bits_as = [&](const GemmConfig& other, const char* what) {
       const std::vector<uint16_t> got = Y.h;
-      GemmConfig one = cfg;
-      one.ctas_per_sm = 1;
       ConvOp op1;
-      ASSERT_EQ(op1.prepare(args, one), "");
+      ASSERT_EQ(op1.prepare(args, other), "");
       Y.poison();
       op1.run(nullptr);
       BRAID_CUDA_CHECK(cudaDeviceSynchronize());
       Y.download();
-      EXPECT_EQ(std::memcmp(got.data(), Y.h.data(), got.size() * 2), 0) << "-o2 vs one CTA per SM";
+      EXPECT_EQ(std::memcmp(got.data(), Y.h.data(), got.size() * 2), 0) << what;
+    };
+    // Two CTAs per SM change where the units run, not the sums (except stream-K, whose cut depends on
+    // the CTA count): the bits of the one-CTA-per-SM kernel.
+    if (c.ctas_per_sm > 1 && !c.stream_k) {
+      GemmConfig one = cfg;
+      one.ctas_per_sm = 1;
+      expect_same_bits_as(one, "-o2 vs one CTA per SM");
     }
     // Multicast changes who loads the filters, not the sums: the same bits as each CTA loading its own
     // (data-parallel and split-K keep every tile's k-ranges; stream-K cuts its tail by cluster).
     if (c.multicast > 1 && !c.stream_k) {
-      const std::vector<uint16_t> got = Y.h;
       GemmConfig own = cfg;
       own.multicast = 1;
-      ConvOp op1;
-      ASSERT_EQ(op1.prepare(args, own), "");
-      Y.poison();
-      op1.run(nullptr);
-      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
-      Y.download();
-      EXPECT_EQ(std::memcmp(got.data(), Y.h.data(), got.size() * 2), 0) << "multicast vs own loads";
+      expect_same_bits_as(own, "multicast vs own loads");
     }
   }
 }
@@ -221,42 +218,44 @@ TEST_F(HopperTest, ConvClusterReduceIsBitIdenticalToReduceScatter) {
 TEST_F(HopperTest, ConvRejectsWhatItCannotRun) {
   Buf X(64), Wt(64), B(64), Y(64);
   ConvOp op;
+  // What prepare says about a 1x4x4, 64 -> 64 channel conv with this type and configuration.
+  auto refusal = [&](DType dt, const GemmConfig& c) { return op.prepare({dt, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, c); };
   GemmConfig cfg{64, 1, 0};
   cfg.tile_m = 64;
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 48, 64}, cfg).find("multiple of 64"), std::string::npos);
   EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64, 3, 3, 0}, cfg).find("same padding"),
             std::string::npos);
   cfg.tile_n = 256;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("tile_n"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, cfg).find("tile_n"), std::string::npos);
   cfg.tile_n = 128;
-  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("no bf16"), std::string::npos);
+  EXPECT_NE(refusal(DType::BF16, cfg).find("no bf16"), std::string::npos);
   cfg.tile_n = 32;  // 64x32 for fp16 only
-  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("32-filter"), std::string::npos);
+  EXPECT_NE(refusal(DType::BF16, cfg).find("32-filter"), std::string::npos);
   cfg.tile_m = 128;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("32-filter"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, cfg).find("32-filter"), std::string::npos);
   cfg.tile_m = 192;
   cfg.tile_n = 64;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, cfg).find("192-row"), std::string::npos);
   cfg.tile_n = 128;
-  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("192-row"), std::string::npos);
+  EXPECT_NE(refusal(DType::BF16, cfg).find("192-row"), std::string::npos);
   cfg.multicast = 2;  // no 192-row multicast instantiation, none for bf16, no -mc2 with reduce-scatter
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("-mc2"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, cfg).find("-mc2"), std::string::npos);
   cfg.tile_m = 128;
   cfg.tile_n = 64;
-  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("-mc2"), std::string::npos);
+  EXPECT_NE(refusal(DType::BF16, cfg).find("-mc2"), std::string::npos);
   cfg.splits = 2;
   cfg.reduce_scatter = true;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, cfg).find("reduce-scatter"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, cfg).find("reduce-scatter"), std::string::npos);
   GemmConfig two{64, 1, 0};  // two CTAs per SM: fp16 64x64 / 64x32 only, not with -mc2
   two.ctas_per_sm = 2;       // (tile_m 128)
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, two).find("-o2"), std::string::npos);
   two.tile_m = 64;
-  EXPECT_NE(op.prepare({DType::BF16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  EXPECT_NE(refusal(DType::BF16, two).find("-o2"), std::string::npos);
   two.multicast = 2;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, two).find("-o2"), std::string::npos);
   two.multicast = 1;
   two.ctas_per_sm = 3;
-  EXPECT_NE(op.prepare({DType::F16, X.d, Wt.d, B.d, Y.d, 1, 4, 4, 64, 64}, two).find("-o2"), std::string::npos);
+  EXPECT_NE(refusal(DType::F16, two).find("-o2"), std::string::npos);
   // What -o2 launches: two resident CTAs per SM (392 units: 49 row tiles x 2 filter tiles x split 4;
   // prepare only plans, it reads no data).
   two.ctas_per_sm = 2;

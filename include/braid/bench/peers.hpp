@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "braid/kernels/hopper/gemm_config.hpp"
+
 namespace braid::bench {
 
 // The non-empty items of a comma-separated list ("a,,b" -> {"a", "b"}).
@@ -19,6 +21,16 @@ inline std::vector<std::string> split_list(const std::string& s) {
   while (std::getline(ss, t, ','))
     if (!t.empty()) out.push_back(t);
   return out;
+}
+
+// The configurations named in a comma-separated list (GemmConfig::name()); "" or what is wrong with one.
+inline std::string parse_config_list(const std::string& s, std::vector<hopper::GemmConfig>& out) {
+  for (const std::string& name : split_list(s)) {
+    hopper::GemmConfig c;
+    if (std::string why = hopper::parse_gemm_config(name, c); !why.empty()) return why;
+    out.push_back(c);
+  }
+  return "";
 }
 
 inline std::vector<int> parse_int_list(const std::string& s) {
