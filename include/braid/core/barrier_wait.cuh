@@ -28,7 +28,6 @@ enum BarrierSite : uint32_t {
   kSiteRingFull = 3,       // consumer: a unit-ring slot the producer has not published
   kSiteClusterTail = 4,    // producer: its cluster peer has not released the stages it multicast into
   kSitePostFull = 5,       // poster warp: the consumers have not handed over their next finished tile
-  kSitePostPhase = 6,      // consumer warp: the other warps have not handed over the slot's previous tile
 };
 
 inline const char* barrier_site_name(uint32_t site) {
@@ -38,8 +37,6 @@ inline const char* barrier_site_name(uint32_t site) {
     case kSiteRingFull: return "unit-ring full barrier (consumers wait for the producer to publish the slot)";
     case kSiteClusterTail: return "pipeline empty barrier at exit (producer waits for its cluster peer)";
     case kSitePostFull: return "post hand-off full barrier (poster warp waits for the consumers' finished tile)";
-    case kSitePostPhase:
-      return "post hand-off full barrier, previous phase (a consumer warp waits for the other warps' previous tile in the slot)";
     default: return "unknown barrier";
   }
 }

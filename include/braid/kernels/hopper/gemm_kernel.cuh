@@ -602,11 +602,15 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   // multicast (Traits::kMulticast; the pipeline then spans the cluster).
   const bool exchange = Traits::kSegmented && Traits::kMulticast == 1 && p.sched.cluster > 1;
   const bool clustered = exchange || Traits::kMulticast > 1;
+  // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
+  const bool posting = sp.has(kSync) && sp.sems != nullptr && sp.policy.enabled();
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
-    for (uint64_t& b : smem.post_full) cutlass::arch::ClusterBarrier::init(&b, Traits::kTileThreads / 32);
-    cutlass::arch::fence_barrier_init();
+    if (posting) {  // (published by begin_block's barrier; only where tiles are posted)
+      for (uint64_t& b : smem.post_full) cutlass::arch::ClusterBarrier::init(&b, Traits::kTileThreads / 32);
+      cutlass::arch::fence_barrier_init();
+    }
     if (exchange) {
       tma::init(&smem.xbar.full, 1);
       // (pulling: `ready` takes one arrival from each peer -- "my partials are in my buffers")
@@ -631,8 +635,6 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
 
   const PersistentScheduler sched(sp, p.sched);
   Mainloop mainloop;
-  // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
-  const bool posting = sync && sp.sems != nullptr && sp.policy.enabled();
   uint32_t n_posted = 0;
 
   if (warp_group == 0) {
@@ -688,11 +690,15 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     ScheduledUnit w;
     // This warp hands slot `slot` over for the slot's phase `phase` (see PostSlot): its stores -- and, in
     // the slot's warp 0, the slot's contents -- happen-before its arrival (__syncwarp, then lane 0's
-    // release arrival); it arrives only once the slot's previous phase has completed.
+    // release arrival); it arrives only once the slot's previous phase has completed. That wait is on
+    // the CTA's other consumer warps only (each bounded in its own waits), nearly always already over,
+    // and left unbounded, to keep the consumers' loop small: with the bounded form inlined at its three
+    // call sites (and the slot barriers initialized in every launch) the 128x64 convolutions ran 2-7%
+    // slower than before the hand-off fix even in stream order; as here, 0-6% faster (A/B of three
+    // builds in one device call, bench/results/handoff-cost-h100-20261124/). A chain stuck here is still
+    // reported by Chain::wait_bounded (nothing moves).
     auto hand_over = [&](uint32_t slot, uint32_t phase) {
-      if (phase > 0)
-        bounded_barrier_wait([&] { return cutlass::arch::ClusterBarrier::try_wait(&smem.post_full[slot], (phase - 1) & 1u); },
-                             sp, kSitePostPhase, slot, (phase - 1) & 1u, w.tile);
+      if (phase > 0) cutlass::arch::ClusterBarrier::wait(&smem.post_full[slot], (phase - 1) & 1u);
       __syncwarp();
       if (lane == 0) cutlass::arch::ClusterBarrier::arrive(&smem.post_full[slot]);
     };
