@@ -59,7 +59,7 @@ constexpr int epilogue_staging_bytes(int tile_m, int tile_n, bool staged) { retu
 // a pipeline gets what is left of the SM's share: the builder's carve-out grows by the difference.
 constexpr int kSmemPerSm = 233472, kSmemPerCtaMax = 232448, kSmemReservedPerCta = 1024;
 constexpr int smem_per_cta(int ctas) { return ctas == 1 ? kSmemPerCtaMax : kSmemPerSm / ctas - kSmemReservedPerCta; }
-constexpr int kSmemPerCtaCarveout(int ctas) { return kSmemPerCtaMax - smem_per_cta(ctas); }
+constexpr int smem_carveout_for(int ctas) { return kSmemPerCtaMax - smem_per_cta(ctas); }
 
 // A tile whose stores are done, handed from the consumer warpgroups to the poster warp (warp 1 of the
 // producer warpgroup), which makes them visible at gpu scope and posts the tile's semaphore. The
@@ -104,9 +104,10 @@ struct PostSlot {
 // whenever a configuration has no segments.
 //
 // CtasPerSm = 2 (GemmConfig::ctas_per_sm, "-o2"): two persistent CTAs share each SM, each with half its
-// shared memory (a pipeline half as deep: the mainloop's carve-out, kSmemPerCtaCarveout) and at most
-// 128 registers per thread (__launch_bounds__): two producers and two consumers interleave, for k-loops
-// that a single CTA's latency bounds (the deep convolutions: docs/hopper-conv.md).
+// shared memory (a pipeline half as deep: the mainloop's carve-out, smem_carveout_for) and at most
+// 128 registers per thread (__launch_bounds__): two producers and two consumers interleave. Measured on
+// the deep convolutions it wins only 512x7 N=8 (4-6%) and 256x14 N=4 (1%): their k-steps are not bound
+// by one CTA's latency (docs/hopper-conv.md, "Two CTAs per SM").
 template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false,
           bool Segmented = true, int CtasPerSm = 1>
 struct WarpSpecializedTraits {
@@ -267,7 +268,7 @@ struct GemmMainloopFor {
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element, LayoutB, 8,
       float, TileShape, cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>,
       cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + epilogue_staging_bytes(TileM, TileN, Staged) +
-                                                        kSmemPerCtaCarveout(CtasPerSm)>,
+                                                        smem_carveout_for(CtasPerSm)>,
       cute::conditional_t<Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
                           cute::conditional_t<(TileM >= 128), cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                                               cutlass::gemm::KernelTmaWarpSpecialized>>>;
