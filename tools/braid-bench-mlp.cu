@@ -381,7 +381,9 @@ int main(int argc, char** argv) {
             for (int tn : {128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
               // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
-              if ((tm == 192 && (tn == 256 || T <= 128)) || (tm == 64 && tn == 192)) continue;
+              // 64x192: 128 tiles at GPT-3 W2 T=128 and W1 T=256, the tiling cuBLASLt's kernels use there.
+              if (tm == 192 && (tn == 256 || T <= 128)) continue;
+              if (tm == 64 && tn == 192 && hdt != hopper::DType::F16) continue;
               const int cols = first && llama ? tn / 2 : tn;
               const int tiles = ((T + tm - 1) / tm) * ((Nout + cols - 1) / cols);
               for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
@@ -389,10 +391,11 @@ int main(int argc, char** argv) {
                 // 128x128 tiles come with both epilogue stores (fp16): staged (whole-sector stores, one
                 // pipeline stage fewer) wins when compute-bound, direct when streaming weights.
                 const bool both_stores = tm == 128 && tn == 128 && hdt == hopper::DType::F16;
-                // B multicast to clusters of two CTAs on adjacent row tiles (fp16, 128-row tiles,
-                // default store): pays only with at least two row tiles.
+                // B multicast to clusters of two CTAs on adjacent row tiles (fp16, default store): pays only
+                // with at least two row tiles. Instantiated for 128 x 128/192/256 and 64 x 128/192 (gemm_op.cu).
                 auto try_multicast = [&](GemmConfig c) {
-                  if (tm != 128 || T <= tm || hdt != hopper::DType::F16 || c.store != hopper::EpilogueStore::Default)
+                  if (tm == 192 || (tm == 64 && tn == 256) || T <= tm || hdt != hopper::DType::F16 ||
+                      c.store != hopper::EpilogueStore::Default)
                     return;
                   c.multicast = 2;
                   try_config(c);

@@ -20,11 +20,15 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_64x256(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_direct(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_mc2();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_mc2();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_mc2();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_staged(bool segmented);  // whole tiles only
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128_staged(bool segmented);
@@ -37,9 +41,13 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     return f16 ? make_gemm_kernel_f16_128_pp() : make_gemm_kernel_bf16_128_pp();
   }
   if (multicast != 1) {
-    if (multicast != 2 || !f16 || tile_m != 128 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
-    if (tile_n == 128) return make_gemm_kernel_f16_128_mc2();
-    if (tile_n == 256) return make_gemm_kernel_f16_256_mc2();
+    if (multicast != 2 || !f16 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
+    if (tile_m == 128 && tile_n == 128) return make_gemm_kernel_f16_128_mc2();
+    if (tile_m == 128 && tile_n == 256) return make_gemm_kernel_f16_256_mc2();
+    // The weight-streaming shapes (few row blocks, L2 -> SM bytes bound): 128x192, 64x192, 64x128.
+    if (tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192_mc2();
+    if (tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192_mc2();
+    if (tile_m == 64 && tile_n == 128) return make_gemm_kernel_f16_64x128_mc2();
     return nullptr;
   }
   if (staged != stages_epilogue_by_default(tile_m, tile_n)) {  // the other store, where instantiated
@@ -58,6 +66,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   if (f16 && tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192(segmented);
   if (f16 && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128(segmented);
   if (f16 && tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192(segmented);
+  if (f16 && tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192(segmented);
   return nullptr;
 }
 

@@ -158,6 +158,9 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 128, 1, Activation::None, 1, 256, 320, true, 0, 192},
       {DType::F16, 192, 1, Activation::GeLU, 129, 600, 520, false, 0, 128},  // 128x192
       {DType::F16, 192, 1, Activation::SwiGLU, 260, 768, 512, true, 5, 128},
+      {DType::F16, 192, 1, Activation::GeLU, 129, 600, 520, false, 0, 64},   // 64x192
+      {DType::F16, 192, 2, Activation::SwiGLU, 70, 768, 448, false, 0, 64},
+      {DType::F16, 192, 1, Activation::None, 200, 1152, 640, true, 7, 64},
       // Wide tiles staged for the TMA-store epilogue (whole tiles; 192x192 SwiGLU: 96-column output
       // tiles, not whole TMA panels, so the consumers copy the staged tile out themselves)
       {DType::F16, 256, 1, Activation::GeLU, 300, 392, 520, false, 0, 128, EpilogueStore::Staged},
@@ -404,21 +407,25 @@ TEST_F(HopperTest, ClusterReduceSplitKIsBitIdenticalToLastArrival) {
 
 // B multicast to clusters of two CTAs on vertically adjacent tiles (GemmConfig::multicast): the
 // same MMAs in the same order as each CTA loading its own B, so the same bits (stream-K: deterministic,
-// and within rounding, since its tail is cut at other k-steps) -- for 128x128 (staged)
-// and 128x256 tiles, an odd number of row tiles (the last cluster's second CTA runs below the grid),
-// a single row tile, data-parallel / split-K / stream-K, few CTAs (several rounds of clusters), None /
-// GeLU / SwiGLU, repeated runs with D poisoned. Configurations without a multicast kernel are refused.
+// and within rounding, since its tail is cut at other k-steps) -- for every multicast instantiation
+// (128x128 staged, 128x256, 128x192, 64x192, 64x128), an odd number of row tiles (the last cluster's
+// second CTA runs below the grid), a single row tile, data-parallel / split-K / stream-K, few CTAs
+// (several rounds of clusters), None / GeLU / SwiGLU, repeated runs with D poisoned. Configurations
+// without a multicast kernel are refused.
 TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
   std::mt19937 rng(31);
-  const int N = 1024, K = 1536;
+  const int K = 1536;
   int checked = 0;
   for (int M : {300, 100, 512}) {
-    Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
-    A.random(rng, 1.0f, DType::F16);
-    B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
-    for (int tile_n : {128, 256})
+    const std::pair<int, int> tiles[] = {{128, 128}, {128, 256}, {128, 192}, {64, 192}, {64, 128}};
+    for (auto [tile_m, tile_n] : tiles) {
+      const int N = tile_n == 192 ? 1152 : 1024;  // (SwiGLU: N a multiple of tile_n)
+      Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+      A.random(rng, 1.0f, DType::F16);
+      B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
       for (int variant = 0; variant < 4; ++variant) {
         GemmConfig own{tile_n, 1, 0};
+        own.tile_m = tile_m;
         if (variant == 1) own.splits = 3;
         if (variant == 2) own.stream_k = true;
         if (variant == 3) own.ctas = 6;  // 3 clusters: several rounds
@@ -443,17 +450,19 @@ TEST_F(HopperTest, MulticastIsBitIdenticalToOwnLoads) {
         if (HasFatalFailure()) return;
         ++checked;
       }
+    }
   }
-  EXPECT_EQ(checked, 24);
-  const int M = 64;
+  EXPECT_EQ(checked, 60);
+  const int M = 64, N = 1024;
   Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
   GemmOp g;
   GemmConfig bf{128, 1, 0};
   bf.multicast = 2;
   EXPECT_NE(g.prepare({DType::BF16, A.d, B.d, D.d, M, N, K, Activation::None}, bf), "") << "no bf16 multicast kernel";
-  GemmConfig short_tiles = bf;
-  short_tiles.tile_m = 64;
-  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, short_tiles), "");
+  GemmConfig short_wide = bf;  // no 64x256 multicast instantiation
+  short_wide.tile_m = 64;
+  short_wide.tile_n = 256;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, short_wide), "");
   GemmConfig rs{128, 2, 0};
   rs.multicast = 2;
   rs.reduce_scatter = true;
