@@ -7,9 +7,17 @@
 //              [--configs 128x128,128x128-streamk,128x256-sk2 | all] [--reps N] [--no-cublas]
 //              [--unit-trace PREFIX]   (per braid configuration, one run recording every work unit:
 //                                       a summary line, and PREFIX-M<M>-<config>.csv)
+//              [--before self|cublaslt|CONFIG,...]  (each braid configuration is also timed with another
+//                                       GEMM run before every repetition, on buffers of its own, after the
+//                                       L2 eviction and outside the timed region: "self" = the same
+//                                       configuration, so the same kernel function; a CONFIG = another
+//                                       braid function; cublaslt = cuBLASLt's kernel. Shows what a kernel
+//                                       switch costs, as in a chain, which plain repetitions never pay.)
 #include <cuda_bf16.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -33,7 +41,7 @@ using namespace braid;
 int main(int argc, char** argv) {
   std::vector<int> ms = {1};
   int N = 12288, K = 6144, reps = 20;
-  std::string act = "none", dtype = "fp16", configs = "all", unit_trace;
+  std::string act = "none", dtype = "fp16", configs = "all", unit_trace, before;
   bool cublas = true, cutlass_streamk = false;
 #ifdef BRAID_HAVE_CUTLASS
   std::vector<cutlass_sm90::GemmKernelShape> cutlass_shapes;  // CUTLASS kernels beyond the cooperative 128x128
@@ -58,6 +66,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--no-cublas") cublas = false;
     else if (a == "--unit-trace") unit_trace = next();
+    else if (a == "--before") before = next();
     else if (a == "--cutlass-streamk") cutlass_streamk = true;
 #ifdef BRAID_HAVE_CUTLASS
     else if (a == "--cutlass-shapes") {
@@ -83,7 +92,10 @@ int main(int argc, char** argv) {
                    "                  [--cutlass-shapes pp-128x128,coop-128x256-c2,...]  (CUTLASS's kernels in other\n"
                    "                                         tile/cluster/schedule shapes, plain epilogue only)\n"
                    "                  [--unit-trace PREFIX]  (per braid configuration, one run recording each work\n"
-                   "                                         unit: a summary line and PREFIX-M<M>-<config>.csv)\n");
+                   "                                         unit: a summary line and PREFIX-M<M>-<config>.csv)\n"
+                   "                  [--before self|cublaslt|CONFIG,...]  (also time each configuration with that GEMM\n"
+                   "                                         run before each repetition, on other buffers: the cost\n"
+                   "                                         of a kernel switch)\n");
       return 2;
     }
   }
@@ -123,6 +135,15 @@ int main(int argc, char** argv) {
     BRAID_CUDA_CHECK(cudaMalloc(&ws, ws_bytes));
     BRAID_CUDA_CHECK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
     BRAID_CUDA_CHECK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    // (--before: the other GEMM's own buffers, so it leaves none of this one's data in the L2)
+    void *A2 = nullptr, *B2 = nullptr, *D2 = nullptr;
+    if (!before.empty()) {
+      BRAID_CUDA_CHECK(cudaMalloc(&A2, hA.size() * 2));
+      BRAID_CUDA_CHECK(cudaMalloc(&B2, hB.size() * 2));
+      BRAID_CUDA_CHECK(cudaMalloc(&D2, size_t(Mmax) * N * 2));
+      BRAID_CUDA_CHECK(cudaMemcpy(A2, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+      BRAID_CUDA_CHECK(cudaMemcpy(B2, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+    }
     cublasLtHandle_t lt;
     BRAID_CUBLAS_CHECK(cublasLtCreate(&lt));
     bench::Timer timer(s);
@@ -236,6 +257,38 @@ int main(int argc, char** argv) {
         const double err = error();
         const double us = timer.median_us([&] { g.run(s); }, reps);
         report(name, us, err, "(" + std::to_string(g.units()) + " units on " + std::to_string(g.ctas()) + " CTAs)");
+        // The same, with another GEMM (own buffers) between the L2 eviction and each timed repetition.
+        for (const std::string& other : bench::split_list(before)) {
+          std::function<void()> run_other;
+          hopper::GemmOp go;
+          std::unique_ptr<bench::LtGemm> lto;
+          if (other == "cublaslt") {
+            lto = std::make_unique<bench::LtGemm>(lt, M, K, N, gelu, bf16 ? CUDA_R_16BF : CUDA_R_16F, ws, ws_bytes, B2, A2,
+                                                  D2, s);
+            run_other = [&] { lto->run(lt, B2, A2, D2, s); };
+          } else {
+            hopper::GemmConfig oc;
+            if (const std::string why = hopper::parse_gemm_config(other == "self" ? name : other, oc); !why.empty()) {
+              std::fprintf(stderr, "error: --before: %s\n", why.c_str());
+              return 2;
+            }
+            if (const std::string why = go.prepare(
+                    {hdt, A2, B2, D2, M, N, K, gelu ? hopper::Activation::GeLU : hopper::Activation::None}, oc);
+                !why.empty()) {
+              std::printf("  M=%-5d %-30s after %s: skipped (%s)\n", M, name.c_str(), other.c_str(), why.c_str());
+              continue;
+            }
+            run_other = [&] { go.run(s); };
+          }
+          BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+          run_other();
+          g.run(s);
+          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+          const double err_after = error();
+          const double us_after = timer.median_us([&] { g.run(s); }, reps, 5, run_other);
+          report(name + " after " + other, us_after, err_after,
+                 "(" + std::to_string(us_after / us).substr(0, 5) + "x of plain)");
+        }
         if (!unit_trace.empty()) {  // where the time of each CTA goes, unit by unit (one more run)
           const std::vector<hopper::UnitTrace> h = g.trace_units(s);
           const std::string path = unit_trace + "-M" + std::to_string(M) + "-" + name + ".csv";
