@@ -391,10 +391,12 @@ int main(int argc, char** argv) {
                 // 128x128 tiles come with both epilogue stores (fp16): staged (whole-sector stores, one
                 // pipeline stage fewer) wins when compute-bound, direct when streaming weights.
                 const bool both_stores = tm == 128 && tn == 128 && hdt == hopper::DType::F16;
-                // B multicast to clusters of two CTAs on adjacent row tiles (fp16, default store): pays only
-                // with at least two row tiles. Instantiated for 128 x 128/192/256 and 64 x 128/192 (gemm_op.cu).
+                // B multicast to clusters of two CTAs on adjacent row tiles (fp16, 128x128 / 128x256, default
+                // store): pays only with at least two row tiles. (128x192, 64x192 and 64x128 have multicast
+                // kernels too, measured slower than their own loads on every MLP shape at M = 128-384 and
+                // left out of the search: gemm-shapes-64x192-mc2-h100-20261125-17258b2.log.)
                 auto try_multicast = [&](GemmConfig c) {
-                  if (tm == 192 || (tm == 64 && tn == 256) || T <= tm || hdt != hopper::DType::F16 ||
+                  if (tm != 128 || tn == 192 || T <= tm || hdt != hopper::DType::F16 ||
                       c.store != hopper::EpilogueStore::Default)
                     return;
                   c.multicast = 2;

@@ -44,7 +44,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     if (multicast != 2 || !f16 || staged != stages_epilogue_by_default(tile_m, tile_n)) return nullptr;
     if (tile_m == 128 && tile_n == 128) return make_gemm_kernel_f16_128_mc2();
     if (tile_m == 128 && tile_n == 256) return make_gemm_kernel_f16_256_mc2();
-    // The weight-streaming shapes (few row blocks, L2 -> SM bytes bound): 128x192, 64x192, 64x128.
+    // Built for the weight-streaming shapes (few row blocks), measured slower there (docs/hopper-gemm.md).
     if (tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192_mc2();
     if (tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192_mc2();
     if (tile_m == 64 && tile_n == 128) return make_gemm_kernel_f16_64x128_mc2();

@@ -1,6 +1,7 @@
 // One instantiation of braid's Hopper GEMM: 128x192 tiles in clusters of two on vertically adjacent tiles, the
-// weight tile (B) multicast to both (GemmConfig::multicast). For the weight-streaming shapes with two row
-// blocks per column block, where the L2 -> SM bytes per k-step bound the mainloop (docs/hopper-gemm.md).
+// weight tile (B) multicast to both (GemmConfig::multicast). Built for the weight-streaming shapes with two
+// row blocks per column block (fewer L2 -> SM bytes per k-step); measured slower than own loads there at
+// M = 128-384 (docs/hopper-gemm.md, "Few tokens"), so the MLP tuner does not try them.
 #include "braid/kernels/hopper/gemm_device.cuh"
 
 namespace braid::hopper {
