@@ -640,6 +640,13 @@ TEST_F(HopperTest, PingpongIsBitIdenticalToCooperative) {
     GemmOp g;
     EXPECT_NE(g.prepare(args, c), "") << bad << " was accepted";
   }
+  // Two CTAs per SM (-o2) exist for the convolutions only (ConvOp): GemmOp refuses them, saying so.
+  for (const char* bad : {"128x128-o2", "64x128-o2", "64x128-sk2-o2"}) {
+    GemmConfig c;
+    ASSERT_EQ(parse_gemm_config(bad, c), "") << bad;
+    GemmOp g;
+    EXPECT_NE(g.prepare(args, c).find("-o2"), std::string::npos) << bad << " was accepted or refused for another reason";
+  }
 }
 
 // Data-parallel configurations run the whole-tile instantiation (no split-K / stream-K fixup
