@@ -3,7 +3,7 @@
 # shapes at few tokens, each configuration timed plain and after another braid kernel (--before, the
 # kernel switch a chain pays), interleaved A, B, A, B so drift shows; then the MLP chains of both builds.
 #   OLD=/tmp/old NEW=/tmp/new OUT=dir [TOKENS=128,256,512] bash bench/device/act-ab.sh
-# (OLD/NEW: folders holding braid-gemm and braid-bench-mlp)
+# (OLD/NEW: folders holding braid-gemm and braid-bench-mlp; W1_CONFIGS: the GPT-3 W1 configurations)
 set -uo pipefail
 OUT=${OUT:-/tmp/act-ab}
 TOKENS=${TOKENS:-128,256,512}
@@ -15,7 +15,7 @@ log="$OUT/act-ab.log"
   echo "# command: OLD=$OLD NEW=$NEW TOKENS=$TOKENS bash bench/device/act-ab.sh"
 } > "$log"
 # (name N K act configs)
-cases=("gpt3-w1 6144 12288 gelu 64x128,128x128,128x128-direct,64x192"
+cases=("gpt3-w1 6144 12288 gelu ${W1_CONFIGS:-64x128,128x128,128x128-direct,64x192}"
        "gpt3-w2 12288 6144 none 64x192,128x192,128x128"
        "llama-w1 5504 8192 none 64x128,128x128-direct")
 for round in 1 2; do
