@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "braid/core/sync_ptx.cuh"
 #include "braid/kernels/common/activation.cuh"
@@ -64,8 +65,8 @@ struct ColumnShare {
   __device__ __forceinline__ bool has_accum_group(int g) const { return (acc_groups >> g) & 1u; }
 };
 
-// Stores a pair as one 32-bit word (the struct store, once the loop over a thread's pairs was a
-// runtime loop, compiled to two 16-bit stores in some paths).
+// Stores a pair as one 32-bit word (the struct store, in the rolled GeLU loop, compiled to two 16-bit
+// stores).
 template <class Element>
 __device__ __forceinline__ void store_pair(void* p, Pair<Element> v) {
   uint32_t u;
@@ -178,144 +179,193 @@ __device__ __forceinline__ void with_constant(int c, F&& f) {
 //   A compile-time switch: the per-pair test made every whole tile's epilogue slower (it is
 //   instruction-bound; same-call A/B, conv-epilogue-ab-h100-20261123-9eba403.txt: 128x128 3.39-3.68 ->
 //   3.17-3.36 us and 128x64 1.63-1.98 -> 1.54-1.79 us per tile with the test compiled out).
-//   kAct: this function is one activation's loop; for_each_output_pair (below) dispatches the runtime
-//   activation to it once, outside the loop.
-// The thread's values go in chunks of kQuads output quads (quad: one 8-column group's two columns in
-// rows r and r + 8, accumulator values 4q .. 4q + 3; for SwiGLU a gate quad with its up quad). With
-// GeLU the loop over chunks is a runtime loop, each chunk's accumulators copied into registers of fixed
-// names by a switch (with_constant): the activation, bounds tests and address arithmetic are in the
-// kernel once, not once per pair. Why: a kernel entered right after another kernel function runs its
-// epilogue from a cold instruction cache -- at few tokens once per CTA, on the critical path -- and
-// unrolled over a 64x128 tile's 32 pairs the GeLU epilogue alone was ~45 KB of the 181 KB kernel
-// (nvdisasm line attribution; now ~5 KB); such a GEMM ran 1.12-1.20x its own time after another braid
-// kernel, 1.02-1.06x since (GPT-3 W1, M=128, 64x128: 70.3 -> 63.4 us after a switch, 62.0 -> 60.6 alone;
-// 64x192: 85.1 -> 66.2 and 73.4 -> 62.4; bench/results/epilogue-loop-gelu-ab-h100-20261125/). The other
-// activations unroll the same chunks (the switch folds away).
+//   kAct: one activation's loop; for_each_output_pair (below) dispatches the runtime activation to it
+//   once, outside the loop.
+// Two forms of the loop over a thread's pairs: unrolled over the whole fragment (below), and the
+// rolled one after it, which GeLU uses (for_each_output_pair_as).
+template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
+          class Coord, class Emit>
+__device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, const Coord& coord, int M, int n_out,
+                                                             int m0, int n0_out, const ColumnShare& share,
+                                                        const TileBias<Element, kBiasGroups>& bias,
+                                                        const Element* residual, Emit&& emit) {
+  using Shape = AccumShape<Accum>;
+  constexpr int kValues = Shape::kValues;
+  if constexpr (kAct == Activation::SwiGLU) {
+#pragma unroll
+    for (int m = 0; m < Shape::kBlocks; ++m)
+#pragma unroll
+      for (int g = 0; g < Shape::kGroups / 2; ++g)
+#pragma unroll
+        for (int r2 = 0; r2 < 2; ++r2) {
+          const int i = 2 * r2 + 4 * g + Shape::kPerBlock * m, up = i + 2 * Shape::kGroups;
+          const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
+          if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group(g))) {
+            const float v0 = silu(accum(i)) * accum(up), v1 = silu(accum(i + 1)) * accum(up + 1);
+            emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
+          }
+        }
+    return;
+  }
+  // Residual loads with kBatchLoads (the direct stores): each chunk's loads are all issued before the
+  // first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56 N=32,
+  // 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made L1TEX
+  // waits ~38% of the warps' stall cycles; batched: 0-5% faster, A/B in one device call,
+  // bench/results/conv-ab-h100-20261123-3fef77a.txt). The staged path keeps pair-by-pair loads: its
+  // stores go to shared memory, not ahead of the loads in the global queue. (Batching there looked
+  // slower across device calls; retried in one call at session 10: the staged epilogue 3.30 -> 3.39 us
+  // (128x64) and 6.8 -> 7.1 us (128x128) per tile, bench/results/conv-epilogue-h100-20261123.txt.)
+  constexpr int kPairs = kValues / 2;
+  constexpr int kChunk = !kBias || !kBatchLoads ? 1 : kPairs < 8 ? kPairs : 8;
+  static_assert(kPairs % kChunk == 0, "accumulator pairs must split into whole chunks");
+#pragma unroll
+  for (int c0 = 0; c0 < kPairs; c0 += kChunk) {
+    Pair<Element> s[kChunk];
+    if constexpr (kBias) {
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = 2 * (c0 + j);
+        const int r = m0 + int(cute::get<0>(coord(i))), c = n0_out + int(cute::get<1>(coord(i)));
+        s[j] = r < M && c < n_out && residual != nullptr && (!kShare || share.has_output_group((i / 4) % Shape::kGroups))
+                   ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
+                   : Pair<Element>{};
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kChunk; ++j) {
+      const int i = 2 * (c0 + j);
+      const int rl = int(cute::get<0>(coord(i))), cl = int(cute::get<1>(coord(i)));
+      if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group((i / 4) % Shape::kGroups))) {
+        float v0 = accum(i), v1 = accum(i + 1);
+        if constexpr (kBias) {
+          const Pair<Element> b = bias.v[(i / 4) % Shape::kGroups];
+          v0 += float(b.a);  // the same order as the unfused ops: (acc + bias) + residual
+          v1 += float(b.b);
+          if (residual != nullptr) {
+            v0 += float(s[j].a);
+            v1 += float(s[j].b);
+          }
+        }
+        if constexpr (kAct == Activation::GeLU) {
+          v0 = gelu_erf(v0);
+          v1 = gelu_erf(v1);
+        } else if constexpr (kAct == Activation::ReLU) {
+          v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
+          v1 = v1 < 0.f ? 0.f : v1;
+        }
+        emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
+      }
+    }
+  }
+}
+
+
+// for_each_output_pair_unrolled's loop as a runtime loop over chunks of two output quads (quad: one
+// 8-column group's two columns in rows r and r + 8, accumulator values 4q .. 4q + 3; for SwiGLU a gate
+// quad with its up quad), each chunk's accumulators copied into registers of fixed names by a switch
+// (with_constant): the activation, bounds tests and address arithmetic are in the kernel once, not
+// once per pair. Why: a kernel entered right after another kernel function runs its epilogue from a
+// cold instruction cache -- at few tokens once per CTA, on the critical path -- and unrolled over a
+// 64x128 tile's 32 pairs the GeLU epilogue alone was ~45 KB of the 181 KB kernel (nvdisasm line
+// attribution; ~5 KB rolled); such a GEMM ran 1.12-1.20x its own time after another braid kernel,
+// 1.02-1.06x rolled (GPT-3 W1, M=128, 64x128: 70.3 -> 63.4 us after a switch, 62.0 -> 60.6 alone;
+// 64x192: 85.1 -> 66.2 and 73.4 -> 62.4; bench/results/epilogue-loop-gelu-ab-h100-20261125/). Rolled for
+// GeLU only: without the activation the loop's bookkeeping and the lost overlap between chunks cost more
+// than the cold fetch saves (64x128, M=128, no activation: 37.3 -> 38.3 us alone, 40.7 -> 39.4 after a
+// switch), and SwiGLU's chains did not gain (bench/results/epilogue-loop-ab-h100-20261125/: every
+// activation rolled). Same values, same order of operations as the unrolled loop: bit-identical outputs.
+template <Activation kAct, bool kShare, class Element, class Accum, class Coord, class Emit>
+__device__ __forceinline__ void for_each_output_pair_rolled(Accum& accum, const Coord& coord, int M, int n_out, int m0,
+                                                            int n0_out, const ColumnShare& share, Emit&& emit) {
+  using Shape = AccumShape<Accum>;
+  constexpr bool kGlu = kAct == Activation::SwiGLU;
+  constexpr int kOutGroups = kGlu ? Shape::kGroups / 2 : Shape::kGroups;  // output groups per 64-row block
+  constexpr int kQuads = kOutGroups < 2 ? kOutGroups : 2;                  // output quads per chunk
+  static_assert(kOutGroups % kQuads == 0, "a block's output groups split into whole chunks");
+  constexpr int kChunks = Shape::kBlocks * kOutGroups / kQuads;
+  const int r_first = int(cute::get<0>(coord(0))), c_first = int(cute::get<1>(coord(0)));
+#pragma unroll 1
+  for (int ch = 0; ch < kChunks; ++ch) {
+    float x[kQuads][4];
+    [[maybe_unused]] float up[kGlu ? kQuads : 1][4];
+    with_constant<kChunks>(ch, [&](auto chunk) {
+      constexpr int kChunk = decltype(chunk)::value;
+#pragma unroll
+      for (int j = 0; j < kQuads; ++j) {
+        const int oq = kChunk * kQuads + j;
+        const int q = (oq / kOutGroups) * Shape::kGroups + oq % kOutGroups;  // the (gate) accumulator quad
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          x[j][e] = accum(4 * q + e);
+          if constexpr (kGlu) up[j][e] = accum(4 * (q + kOutGroups) + e);
+        }
+      }
+    });
+    // The chunk's rows and columns from the thread's first value: +8 rows per half quad, +64 per
+    // 64-row block, +8 columns per group (AccumShape).
+    const int oq0 = ch * kQuads, g0 = oq0 % kOutGroups, rl0 = r_first + 64 * (oq0 / kOutGroups);
+#pragma unroll
+    for (int j = 0; j < kQuads; ++j)
+#pragma unroll
+      for (int r2 = 0; r2 < 2; ++r2) {
+        const int rl = rl0 + 8 * r2, cl = c_first + 8 * (g0 + j);
+        if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group(g0 + j))) {
+          float v0 = x[j][2 * r2], v1 = x[j][2 * r2 + 1];
+          if constexpr (kGlu) {
+            v0 = silu(v0) * up[j][2 * r2];
+            v1 = silu(v1) * up[j][2 * r2 + 1];
+          } else if constexpr (kAct == Activation::GeLU) {
+            v0 = gelu_erf(v0);
+            v1 = gelu_erf(v1);
+          } else if constexpr (kAct == Activation::ReLU) {
+            v0 = v0 < 0.f ? 0.f : v0;
+            v1 = v1 < 0.f ? 0.f : v1;
+          }
+          emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
+        }
+      }
+  }
+}
+
+// One activation's loop: rolled for GeLU (no bias: GeLU is a GEMM epilogue), unrolled otherwise.
 template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
           class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
                                                         int n0_out, const ColumnShare& share,
                                                         const TileBias<Element, kBiasGroups>& bias,
                                                         const Element* residual, Emit&& emit) {
-  using Shape = AccumShape<Accum>;
-  constexpr bool kGlu = kAct == Activation::SwiGLU;
-  static_assert(!(kGlu && kBias), "SwiGLU epilogues carry no bias");
-  constexpr int kOutGroups = kGlu ? Shape::kGroups / 2 : Shape::kGroups;  // output groups per 64-row block
-  constexpr int kOutQuads = Shape::kBlocks * kOutGroups;
-  // Residual loads with kBatchLoads (the direct stores): each chunk's loads are all issued before the
-  // first is used, so a chunk costs one L1/L2 round trip, not one per pair (ncu, 3x3 conv 64x56 N=32,
-  // 128x64 tiles: loads issued pair by pair, each behind the previous pair's global store, made L1TEX
-  // waits ~38% of the warps' stall cycles; batched in chunks of 8 pairs: 0-5% faster, A/B in one device
-  // call, bench/results/conv-ab-h100-20261123-3fef77a.txt). The staged path keeps pair-by-pair loads: its
-  // stores go to shared memory, not ahead of the loads in the global queue. (Batching there looked
-  // slower across device calls; retried in one call at session 10: the staged epilogue 3.30 -> 3.39 us
-  // (128x64) and 6.8 -> 7.1 us (128x128) per tile, bench/results/conv-epilogue-h100-20261123.txt.)
-  constexpr int kWant = kBias && kBatchLoads ? 4 : 2;  // quads per chunk (4: 8 pairs of loads in flight)
-  constexpr int kQuads = kOutGroups < kWant ? kOutGroups : kWant;
-  static_assert(kOutGroups % kQuads == 0, "a block's output groups split into whole chunks");
-  constexpr int kChunks = kOutQuads / kQuads;
-  // Rolled for GeLU only: without the activation the loop's bookkeeping and lost overlap between
-  // chunks cost more than the cold fetch it saves (64x128, M=128, no activation: 37.3 -> 38.3 us
-  // stand-alone, 40.7 -> 39.4 after a switch); SwiGLU's chains did not gain either
-  // (bench/results/epilogue-loop-ab-h100-20261125/: every activation rolled).
-  constexpr bool kRolled = kAct == Activation::GeLU;
-  const int r_first = int(cute::get<0>(coord(0))), c_first = int(cute::get<1>(coord(0)));
-  auto chunk_pairs = [&](int ch) {
-    float x[kQuads][4];
-    [[maybe_unused]] float up[kGlu ? kQuads : 1][4];
-    [[maybe_unused]] Pair<Element> b[kBias ? kQuads : 1];
-    with_constant<kChunks>(ch, [&](auto chunk) {
-      constexpr int kChunk = decltype(chunk)::value;
-#pragma unroll
-      for (int j = 0; j < kQuads; ++j) {
-        const int oq = kChunk * kQuads + j, g = oq % kOutGroups;
-        const int q = (oq / kOutGroups) * Shape::kGroups + g;  // the (gate) accumulator quad
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          x[j][e] = accum(4 * q + e);
-          if constexpr (kGlu) up[j][e] = accum(4 * (q + kOutGroups) + e);
-        }
-        if constexpr (kBias) b[j] = bias.v[g];
-      }
-    });
-    const int oq0 = ch * kQuads, g0 = oq0 % kOutGroups;
-    const int rl0 = r_first + 64 * (oq0 / kOutGroups);
-    auto live = [&](int j, int r2) {
-      return m0 + rl0 + 8 * r2 < M && n0_out + c_first + 8 * (g0 + j) < n_out &&
-             (!kShare || share.has_output_group(g0 + j));
-    };
-    auto load_residual = [&](int j, int r2) {
-      const int r = m0 + rl0 + 8 * r2, c = n0_out + c_first + 8 * (g0 + j);
-      return residual != nullptr && live(j, r2) ? *reinterpret_cast<const Pair<Element>*>(residual + size_t(r) * n_out + c)
-                                                : Pair<Element>{};
-    };
-    [[maybe_unused]] Pair<Element> s[kBias && kBatchLoads ? kQuads : 1][2];
-    if constexpr (kBias && kBatchLoads) {
-#pragma unroll
-      for (int j = 0; j < kQuads; ++j)
-#pragma unroll
-        for (int r2 = 0; r2 < 2; ++r2) s[j][r2] = load_residual(j, r2);
-    }
-#pragma unroll
-    for (int j = 0; j < kQuads; ++j)
-#pragma unroll
-      for (int r2 = 0; r2 < 2; ++r2) {
-        if (!live(j, r2)) continue;
-        float v0 = x[j][2 * r2], v1 = x[j][2 * r2 + 1];
-        if constexpr (kGlu) {
-          v0 = silu(v0) * up[j][2 * r2];
-          v1 = silu(v1) * up[j][2 * r2 + 1];
-        } else {
-          if constexpr (kBias) {
-            v0 += float(b[j].a);  // the same order as the unfused ops: (acc + bias) + residual
-            v1 += float(b[j].b);
-            if (residual != nullptr) {
-              Pair<Element> r;
-              if constexpr (kBatchLoads) r = s[j][r2];
-              else r = load_residual(j, r2);
-              v0 += float(r.a);
-              v1 += float(r.b);
-            }
-          }
-          if constexpr (kAct == Activation::GeLU) {
-            v0 = gelu_erf(v0);
-            v1 = gelu_erf(v1);
-          } else if constexpr (kAct == Activation::ReLU) {
-            v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
-            v1 = v1 < 0.f ? 0.f : v1;
-          }
-        }
-        emit(rl0 + 8 * r2, c_first + 8 * (g0 + j), Pair<Element>{Element(v0), Element(v1)});
-      }
-  };
-  if constexpr (kRolled) {
-#pragma unroll 1
-    for (int ch = 0; ch < kChunks; ++ch) chunk_pairs(ch);
-  } else {
-#pragma unroll
-    for (int ch = 0; ch < kChunks; ++ch) chunk_pairs(ch);  // (ch a constant: the switch folds away)
-  }
+  if constexpr (kAct == Activation::GeLU && !kBias)
+    for_each_output_pair_rolled<kAct, kShare, Element>(accum, coord, M, n_out, m0, n0_out, share, emit);
+  else
+    for_each_output_pair_unrolled<kAct, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                    residual, emit);
 }
 
-// for_each_output_pair_as for the activation `act`. With kBias (the convolutions: ReLU or none, ConvOp
-// refuses the others) only those two loops are compiled in.
+// for_each_output_pair_as for the activation `act`. Every activation is compiled in, also for the
+// convolutions (which refuse GeLU and SwiGLU): with only ReLU and none in them, ptxas laid out the rest
+// of the conv kernels differently (+370 IMAD, +166 VIADD in the 128x128 whole-tile kernel) and the
+// convolutions' times moved by -4..+5% (64x128 2-5% slower on five of eight layers; same-call A/B,
+// bench/results/epilogue-loop-conv-ab-h100-20261125.txt). Compiled in, their SASS is the old one.
 template <bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum, class Coord,
           class Emit>
 __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& coord, Activation act, int M,
                                                      int n_out, int m0, int n0_out, const ColumnShare& share,
                                                      const TileBias<Element, kBiasGroups>& bias,
                                                      const Element* residual, Emit&& emit) {
-  auto as = [&](auto a) {
-    for_each_output_pair_as<decltype(a)::value, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share,
-                                                                          bias, residual, emit);
-  };
-  using A = Activation;
-  if constexpr (!kBias) {
-    if (act == A::SwiGLU) return as(std::integral_constant<A, A::SwiGLU>{});
-    if (act == A::GeLU) return as(std::integral_constant<A, A::GeLU>{});
+  switch (act) {
+    case Activation::SwiGLU:
+      return for_each_output_pair_as<Activation::SwiGLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                           residual, emit);
+    case Activation::GeLU:
+      return for_each_output_pair_as<Activation::GeLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
+    case Activation::ReLU:
+      return for_each_output_pair_as<Activation::ReLU, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
+    default:
+      return for_each_output_pair_as<Activation::None, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                         residual, emit);
   }
-  if (act == A::ReLU) return as(std::integral_constant<A, A::ReLU>{});
-  as(std::integral_constant<A, A::None>{});
 }
 
 // Stores the tile's share of columns straight from the accumulators: each warp store writes 8 rows x
