@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
       // braid's SwiGLU GEMM reads W1 packed per tile width (gate and up columns of a tile side by side).
       std::map<int, void*> W1packed;  // by tile width (the packing's block); only widths that divide 2F
       if (llama)
-        for (int tn : {128, 192, 256}) {
+        for (int tn : {64, 128, 192, 256}) {
           if (F % (tn / 2) != 0) continue;  // (LLaMA's F = 2752: not 192-wide blocks)
           const auto raw = dl(W1, size_t(H) * F1);
           std::vector<uint16_t> packed(raw.size());
@@ -378,8 +378,10 @@ int main(int argc, char** argv) {
           if (T <= skinny::kMaxRows)
             for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
           for (int tm : {192, 128, 64})
-            for (int tn : {128, 192, 256}) {
+            for (int tn : {64, 128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
+              // 128x64 (fp16): one row block reads each weight column block once; few tokens only.
+              if (tn == 64 && (tm != 128 || T > 256 || hdt != hopper::DType::F16)) continue;
               // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
               // 64x192: 128 tiles at GPT-3 W2 T=128 and W1 T=256, the tiling cuBLASLt's kernels use there.
               if (tm == 192 && (tn == 256 || T <= 128)) continue;
@@ -402,9 +404,11 @@ int main(int argc, char** argv) {
                   c.multicast = 2;
                   try_config(c);
                 };
-                // Wide tiles staged for the TMA-store epilogue (fp16, whole tiles: data-parallel only).
-                const bool staged_too = hdt == hopper::DType::F16 && T > 128 &&
-                                        ((tm == 128 && tn == 256) || (tm == 192 && (tn == 192 || tn == 128)));
+                // Wide tiles staged for the TMA-store epilogue (fp16, whole tiles: data-parallel only), and
+                // 64-row tiles so (few tokens: a one-wave GEMM's epilogue is exposed).
+                const bool staged_too = hdt == hopper::DType::F16 &&
+                                        ((T > 128 && ((tm == 128 && tn == 256) || (tm == 192 && (tn == 192 || tn == 128)))) ||
+                                         (tm == 64 && (tn == 128 || tn == 192)) || (tm == 128 && tn == 64));
                 if (staged_too) {
                   GemmConfig c{tn, 1, 0, ord};
                   c.tile_m = tm;

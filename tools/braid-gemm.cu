@@ -6,7 +6,8 @@
 //   braid-gemm --m 1,64,1024 --n 12288 --k 6144 [--act none|gelu] [--dtype fp16|bf16]
 //              [--configs 128x128,128x128-streamk,128x256-sk2 | all] [--reps N] [--no-cublas]
 //              [--unit-trace PREFIX]   (per braid configuration, one run recording every work unit:
-//                                       a summary line, and PREFIX-M<M>-<config>.csv)
+//                                       a summary line, and PREFIX-M<M>-<config>.csv; with --before
+//                                       also one right after each other GEMM, ...-after-<other>.csv)
 //              [--before self|cublaslt|CONFIG,...]  (each braid configuration is also timed with another
 //                                       GEMM run before every repetition, on buffers of its own, after the
 //                                       L2 eviction and outside the timed region: "self" = the same
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
                    "                  [--cutlass-shapes pp-128x128,coop-128x256-c2,...]  (CUTLASS's kernels in other\n"
                    "                                         tile/cluster/schedule shapes, plain epilogue only)\n"
                    "                  [--unit-trace PREFIX]  (per braid configuration, one run recording each work\n"
-                   "                                         unit: a summary line and PREFIX-M<M>-<config>.csv)\n"
+                   "                                         unit: a summary line and PREFIX-M<M>-<config>.csv; with\n"
+                   "                                         --before also right after each other GEMM)\n"
                    "                  [--before self|cublaslt|CONFIG,...]  (also time each configuration with that GEMM\n"
                    "                                         run before each repetition, on other buffers: the cost\n"
                    "                                         of a kernel switch)\n");
@@ -151,7 +153,28 @@ int main(int argc, char** argv) {
     int failures = 0;
     std::printf("braid-gemm on %s (%d SMs): N=%d K=%d %s %s\n", bench::gpu_name().c_str(), sms, N, K, dtype.c_str(),
                 act.c_str());
+    // --unit-trace: one more run of g recording every work unit, right after the L2 eviction and
+    // `before` (the other GEMM of --before, or nothing): where the time of each CTA goes.
+    int trace_m = 0;
+    auto trace_after = [&](const hopper::GemmOp& g, const std::string& name, const std::string& suffix,
+                           const std::function<void()>& before) {
+      const size_t n = size_t(g.ctas()) * size_t(g.max_units_per_cta());
+      hopper::UnitTrace* records = nullptr;
+      BRAID_CUDA_CHECK(cudaMalloc(&records, n * sizeof(hopper::UnitTrace)));
+      std::vector<hopper::UnitTrace> h(n);
+      timer.evict();
+      before();
+      g.run_unit_trace(s, records);
+      BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), records, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
+      BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+      BRAID_CUDA_CHECK(cudaFree(records));
+      const std::string path = unit_trace + "-M" + std::to_string(trace_m) + "-" + name + suffix + ".csv";
+      if (!bench::write_unit_trace_csv(path, h)) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
+      std::printf("  M=%-5d %-30s trace%s: %s\n", trace_m, name.c_str(), suffix.c_str(),
+                  bench::describe(bench::summarize_unit_trace(h)).c_str());
+    };
     for (int M : ms) {
+      trace_m = M;
       // fp32 reference of rows 0 and M-1.
       const std::vector<int> rows = M > 1 ? std::vector<int>{0, M - 1} : std::vector<int>{0};
       std::vector<std::vector<double>> ref;
@@ -288,13 +311,10 @@ int main(int argc, char** argv) {
           const double us_after = timer.median_us([&] { g.run(s); }, reps, 5, run_other);
           report(name + " after " + other, us_after, err_after,
                  "(" + std::to_string(us_after / us).substr(0, 5) + "x of plain)");
+          // The traced run right after the other GEMM: which phase of the units the switch lengthens.
+          if (!unit_trace.empty()) trace_after(g, name, "-after-" + other, run_other);
         }
-        if (!unit_trace.empty()) {  // where the time of each CTA goes, unit by unit (one more run)
-          const std::vector<hopper::UnitTrace> h = g.trace_units(s);
-          const std::string path = unit_trace + "-M" + std::to_string(M) + "-" + name + ".csv";
-          if (!bench::write_unit_trace_csv(path, h)) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
-          std::printf("  M=%-5d %-30s trace: %s\n", M, name.c_str(), bench::describe(bench::summarize_unit_trace(h)).c_str());
-        }
+        if (!unit_trace.empty()) trace_after(g, name, "", [] {});
       }
     }
     if (failures) {

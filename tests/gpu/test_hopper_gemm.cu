@@ -167,6 +167,17 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 192, 1, Activation::None, 385, 600, 520, false, 0, 192, EpilogueStore::Staged},
       {DType::F16, 128, 1, Activation::SwiGLU, 260, 768, 512, false, 0, 192, EpilogueStore::Staged},
       {DType::F16, 192, 1, Activation::SwiGLU, 200, 768, 448, false, 0, 192, EpilogueStore::Staged},
+      // 64-row tiles staged for the TMA store (whole tiles): ragged M and N (the consumers copy out a tile
+      // whose rows are not whole TMA panels), GeLU, SwiGLU (64- and 96-column output tiles)
+      {DType::F16, 128, 1, Activation::GeLU, 129, 600, 520, false, 0, 64, EpilogueStore::Staged},
+      {DType::F16, 128, 1, Activation::None, 200, 1024, 640, false, 0, 64, EpilogueStore::Staged},
+      {DType::F16, 192, 1, Activation::GeLU, 70, 768, 448, false, 0, 64, EpilogueStore::Staged},
+      {DType::F16, 192, 1, Activation::SwiGLU, 130, 768, 512, false, 0, 64, EpilogueStore::Staged},
+      // 128x64 (fp16): direct and staged, split-K, stream-K, SwiGLU (32-column output tiles)
+      {DType::F16, 64, 1, Activation::GeLU, 129, 600, 520, false, 0, 128},
+      {DType::F16, 64, 3, Activation::None, 200, 384, 1024, false, 0, 128},
+      {DType::F16, 64, 1, Activation::SwiGLU, 130, 512, 448, true, 5, 128},
+      {DType::F16, 64, 1, Activation::GeLU, 257, 640, 520, false, 0, 128, EpilogueStore::Staged},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
