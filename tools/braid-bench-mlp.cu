@@ -378,10 +378,12 @@ int main(int argc, char** argv) {
           if (T <= skinny::kMaxRows)
             for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
           for (int tm : {192, 128, 64})
-            for (int tn : {64, 128, 192, 256}) {
+            for (int tn : {64, 96, 128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
               // 128x64 (fp16): one row block reads each weight column block once; few tokens only.
               if (tn == 64 && (tm != 128 || T > 256 || hdt != hopper::DType::F16)) continue;
+              // 192x96 (fp16): 128 tiles on GPT-3's W1 at T=384 (192x128: 96).
+              if (tn == 96 && (tm != 192 || hdt != hopper::DType::F16)) continue;
               // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
               // 64x192: 128 tiles at GPT-3 W2 T=128 and W1 T=256, the tiling cuBLASLt's kernels use there.
               if (tm == 192 && (tn == 256 || T <= 128)) continue;

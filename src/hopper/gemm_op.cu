@@ -35,6 +35,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128_staged(bool segment
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128_staged(bool segmented);  // whole tiles only
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64(bool segmented);
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x96(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64_staged(bool segmented);  // whole tiles only
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
@@ -76,6 +77,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   if (f16 && tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192(segmented);
   if (f16 && tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192(segmented);
   if (f16 && tile_m == 128 && tile_n == 64) return make_gemm_kernel_f16_128x64(segmented);
+  if (f16 && tile_m == 192 && tile_n == 96) return make_gemm_kernel_f16_192x96(segmented);
   return nullptr;
 }
 
@@ -334,8 +336,8 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
            " N=" + std::to_string(a.N);
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
   if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
-  if (c.tile_n != 64 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
-    return "tile_n must be 64, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
+  if (c.tile_n != 64 && c.tile_n != 96 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
+    return "tile_n must be 64, 96, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
   if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)
     return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
   if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)

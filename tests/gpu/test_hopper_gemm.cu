@@ -178,6 +178,11 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 64, 3, Activation::None, 200, 384, 1024, false, 0, 128},
       {DType::F16, 64, 1, Activation::SwiGLU, 130, 512, 448, true, 5, 128},
       {DType::F16, 64, 1, Activation::GeLU, 257, 640, 520, false, 0, 128, EpilogueStore::Staged},
+      // 192x96 (fp16, three consumer warpgroups, 12 accumulator groups): ragged, split-K, stream-K, SwiGLU
+      {DType::F16, 96, 1, Activation::GeLU, 385, 600, 520, false, 0, 192},
+      {DType::F16, 96, 2, Activation::None, 200, 384, 1024, false, 0, 192},
+      {DType::F16, 96, 1, Activation::GeLU, 300, 960, 640, true, 7, 192},
+      {DType::F16, 96, 1, Activation::SwiGLU, 130, 576, 448, false, 0, 192},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
