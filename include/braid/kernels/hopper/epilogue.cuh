@@ -187,8 +187,8 @@ template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Elem
           class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, const Coord& coord, int M, int n_out,
                                                              int m0, int n0_out, const ColumnShare& share,
-                                                        const TileBias<Element, kBiasGroups>& bias,
-                                                        const Element* residual, Emit&& emit) {
+                                                             const TileBias<Element, kBiasGroups>& bias,
+                                                             const Element* residual, Emit&& emit) {
   using Shape = AccumShape<Accum>;
   constexpr int kValues = Shape::kValues;
   if constexpr (kAct == Activation::SwiGLU) {
@@ -259,7 +259,6 @@ __device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, cons
   }
 }
 
-
 // for_each_output_pair_unrolled's loop as a runtime loop over chunks of two output quads (quad: one
 // 8-column group's two columns in rows r and r + 8, accumulator values 4q .. 4q + 3; for SwiGLU a gate
 // quad with its up quad), each chunk's accumulators copied into registers of fixed names by a switch
@@ -318,7 +317,7 @@ __device__ __forceinline__ void for_each_output_pair_rolled(Accum& accum, const 
             v0 = gelu_erf(v0);
             v1 = gelu_erf(v1);
           } else if constexpr (kAct == Activation::ReLU) {
-            v0 = v0 < 0.f ? 0.f : v0;
+            v0 = v0 < 0.f ? 0.f : v0;  // (not fmaxf: see the unrolled loop)
             v1 = v1 < 0.f ? 0.f : v1;
           }
           emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
