@@ -158,16 +158,10 @@ int main(int argc, char** argv) {
     int trace_m = 0;
     auto trace_after = [&](const hopper::GemmOp& g, const std::string& name, const std::string& suffix,
                            const std::function<void()>& before) {
-      const size_t n = size_t(g.ctas()) * size_t(g.max_units_per_cta());
-      hopper::UnitTrace* records = nullptr;
-      BRAID_CUDA_CHECK(cudaMalloc(&records, n * sizeof(hopper::UnitTrace)));
-      std::vector<hopper::UnitTrace> h(n);
-      timer.evict();
-      before();
-      g.run_unit_trace(s, records);
-      BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), records, n * sizeof(hopper::UnitTrace), cudaMemcpyDeviceToHost, s));
-      BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
-      BRAID_CUDA_CHECK(cudaFree(records));
+      const std::vector<hopper::UnitTrace> h = g.trace_units(s, [&] {
+        timer.evict();
+        before();
+      });
       const std::string path = unit_trace + "-M" + std::to_string(trace_m) + "-" + name + suffix + ".csv";
       if (!bench::write_unit_trace_csv(path, h)) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
       std::printf("  M=%-5d %-30s trace%s: %s\n", trace_m, name.c_str(), suffix.c_str(),

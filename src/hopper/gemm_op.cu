@@ -309,12 +309,13 @@ void PersistentOp::run_unit_trace(cudaStream_t s, UnitTrace* records) const {
   i.kernel->set_unit_trace(nullptr, 0);
 }
 
-std::vector<UnitTrace> PersistentOp::trace_units(cudaStream_t s) const {
+std::vector<UnitTrace> PersistentOp::trace_units(cudaStream_t s, const std::function<void()>& before) const {
   const size_t n = size_t(ctas()) * size_t(max_units_per_cta());
   UnitTrace* records = nullptr;
   BRAID_CUDA_CHECK(cudaMalloc(&records, n * sizeof(UnitTrace)));
   std::vector<UnitTrace> h(n);
   try {
+    if (before) before();
     run_unit_trace(s, records);
     BRAID_CUDA_CHECK(cudaMemcpyAsync(h.data(), records, n * sizeof(UnitTrace), cudaMemcpyDeviceToHost, s));
     BRAID_CUDA_CHECK(cudaStreamSynchronize(s));

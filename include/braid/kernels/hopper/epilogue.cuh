@@ -140,6 +140,18 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
     for (int c = n0_out; c < c1; c += kLine) ptx::prefetch_l2(residual + size_t(m0 + t) * n_out + c);
 }
 
+// GeLU, ReLU or nothing on a pair of values (SwiGLU, which pairs two accumulators, is the loops' own).
+template <Activation kAct>
+__device__ __forceinline__ void activate_pair(float& v0, float& v1) {
+  if constexpr (kAct == Activation::GeLU) {
+    v0 = gelu_erf(v0);
+    v1 = gelu_erf(v1);
+  } else if constexpr (kAct == Activation::ReLU) {
+    v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
+    v1 = v1 < 0.f ? 0.f : v1;
+  }
+}
+
 // f(std::integral_constant<int, c>{}) for the runtime c in [0, kCount): a switch, so that the callee
 // names registers by compile-time indices while the caller's loop over c stays a runtime loop.
 template <int kCount, class F>
@@ -246,13 +258,7 @@ __device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, cons
             v1 += float(s[j].b);
           }
         }
-        if constexpr (kAct == Activation::GeLU) {
-          v0 = gelu_erf(v0);
-          v1 = gelu_erf(v1);
-        } else if constexpr (kAct == Activation::ReLU) {
-          v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
-          v1 = v1 < 0.f ? 0.f : v1;
-        }
+        activate_pair<kAct>(v0, v1);
         emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
       }
     }
@@ -313,12 +319,8 @@ __device__ __forceinline__ void for_each_output_pair_rolled(Accum& accum, const 
           if constexpr (kGlu) {
             v0 = silu(v0) * up[j][2 * r2];
             v1 = silu(v1) * up[j][2 * r2 + 1];
-          } else if constexpr (kAct == Activation::GeLU) {
-            v0 = gelu_erf(v0);
-            v1 = gelu_erf(v1);
-          } else if constexpr (kAct == Activation::ReLU) {
-            v0 = v0 < 0.f ? 0.f : v0;  // (not fmaxf: see the unrolled loop)
-            v1 = v1 < 0.f ? 0.f : v1;
+          } else {
+            activate_pair<kAct>(v0, v1);
           }
           emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
         }

@@ -8,6 +8,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,7 +107,8 @@ class PersistentOp {
   void run_unit_trace(cudaStream_t s, UnitTrace* records) const;
   int max_units_per_cta() const;
   // The same into a device buffer of its own, downloaded: ctas() * max_units_per_cta() records.
-  std::vector<UnitTrace> trace_units(cudaStream_t s) const;
+  // `before` (optional) is enqueued just before the traced run (e.g. an L2 eviction, another kernel).
+  std::vector<UnitTrace> trace_units(cudaStream_t s, const std::function<void()>& before = {}) const;
 
   // The checks every problem shares: split count, CTA count, decomposition, order. "" when fine.
   static std::string check_schedule(const GemmConfig& c, int k_tiles);
