@@ -132,8 +132,9 @@ int main(int argc, char** argv) {
   using workloads::AttentionBlockProblem;
   using workloads::AttentionBlockVariant;
 
-  // N: the GEMM's width; HD: NH * 128 (StridedSync over Q|K|V needs HD to be a multiple of the QKV tile width).
-  auto gemm_candidates = [](int M, int N, int HD) {
+  // N: the GEMM's width. (Tile widths that do not divide HD = NH * 128 are candidates too: only the
+  // StridedSync variants need them to, and are left out for such a QKV tile below.)
+  auto gemm_candidates = [](int M, int N) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
       for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
     if (M > 128)  // stream-K over CTA groups walking one column block in step (-g<N>)
       for (int tn : {128, 192, 256})
         for (int g : {2, 4, 8}) {
-          if (g > (M + 127) / 128 || (tn == 192 && (N % 192 != 0 || HD % 192 != 0))) continue;
+          if (g > (M + 127) / 128 || (tn == 192 && N % 192 != 0)) continue;
           GemmConfig c{tn, 1, 0};
           c.stream_k = true;
           c.group = g;
@@ -172,7 +173,7 @@ int main(int argc, char** argv) {
     }
     if (M > 128)  // tiles that fit the SM count (192 rows or columns: three consumer warpgroups)
       for (auto [m_, n_] : {std::pair{192, 128}, {192, 192}, {128, 192}}) {
-        if (n_ == 192 && (N % 192 != 0 || HD % 192 != 0)) continue;
+        if (n_ == 192 && N % 192 != 0) continue;
         GemmConfig c{n_, 1, 0};
         c.tile_m = m_;
         v.push_back(c);
@@ -270,7 +271,7 @@ int main(int argc, char** argv) {
                          TimedGemms* timed = nullptr) {
       workloads::GemmChoice best;
       double best_us = 1e30, skinny_us = 1e30;
-      for (const workloads::GemmChoice& c : gemm_candidates(m, n, HD)) {
+      for (const workloads::GemmChoice& c : gemm_candidates(m, n)) {
         workloads::GemmStage op;
         if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
@@ -368,12 +369,20 @@ int main(int argc, char** argv) {
 
     // 2. chain variants
     std::vector<AttentionBlockVariant> variants;
+    // StridedSync over Q|K|V needs NH*128 to be a multiple of the QKV tile width (qkv_strided_policy).
+    auto strided_unfit = [HD](const AttentionBlockVariant& v, const char* n) {
+      if (v.sync != AttentionBlockVariant::Sync::StridedSync || v.qkv.is_skinny || HD % v.qkv.hopper.tile_n == 0) return false;
+      std::printf("  (no %s: StridedSync over Q|K|V needs NH*128 = %d to be a multiple of the QKV tile width %d)\n", n, HD,
+                  v.qkv.hopper.tile_n);
+      return true;
+    };
     for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
                           "stridedsync-wait-kernel"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);
       v.qkv = cq;
       v.out = co;
       v.attn = ca;
+      if (strided_unfit(v, n)) continue;
       variants.push_back(v);
       if (v.ordering == Ordering::StreamOrder) continue;
       // Tile sync wants producers to finish early rows first: the QKV GEMM row-major (a query block's
@@ -432,6 +441,7 @@ int main(int argc, char** argv) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);
       v.qkv = cq;
       v.out = co;
+      if (strided_unfit(v, n)) continue;
       variants.push_back(v);
     }
     // Bit-identity reference per configuration set: braid's kernels in stream order.
