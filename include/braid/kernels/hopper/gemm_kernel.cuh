@@ -166,6 +166,12 @@ struct WarpSpecializedTraits {
   // with the split-K fixup, 56 / 152 (the producer spills ~90 bytes below 96) beat 96 / 136 by 6-10%;
   // without it, 96 / 136 (no producer spills; ptxas: the mainloop fits 128) was fastest of all.
   static constexpr bool kThreeConsumers = !Pingpong && TileM == 192;
+  // The consumers look the next unit up while the current unit's last MMAs run (hopper_gemm_kernel):
+  // between two tiles that index arithmetic held the tensor cores idle 0.86 -> 0.18 us per unit, 2-6%
+  // of a short-K GEMM with 128x128 tiles. Not where the accumulators fill the register budget (128x256,
+  // 192-row tiles): the next unit, live across the epilogue, doubled 128x256's epilogue (1.7 -> 3.4 us)
+  // and made it 3-10% slower (bench/results/gemm-unit-gap-h100-20261125/).
+  static constexpr bool kLookAhead = !kBigAccumulators && !kThreeConsumers;
   static constexpr int kProducerRegs =
       kThreeConsumers ? (kSegmented ? 56 : 96) : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
   static constexpr int kConsumerRegs =
@@ -705,14 +711,36 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     };
     [[maybe_unused]] uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
-    for (auto cur = sched.begin(); sched.next_consumed(cur, w, smem.ring, sp); ++n_units) {
+    // The next unit is looked up while the current one's last MMAs run (between mma and mma_tail
+    // below): the scheduler's and the tile order's index arithmetic is a chain of dependent integer
+    // operations that one thread runs at a few cycles each, and between two tiles it held the tensor
+    // cores idle (per-unit traces: 0.8-0.9 us between a unit's end and the next unit's start on
+    // every CTA, against a 0.9 us epilogue; bench/results/gemm-unit-gap-h100-20261125/).
+    // (Traits::kLookAhead; otherwise each unit is looked up at the top of the loop.)
+    auto cur = sched.begin();
+    ScheduledUnit w_next;
+    bool more = Traits::kLookAhead && sched.next_consumed(cur, w_next, smem.ring, sp);
+    auto look_ahead = [&] {
+      if constexpr (Traits::kLookAhead) more = sched.next_consumed(cur, w_next, smem.ring, sp);
+    };
+    for (;; ++n_units) {
+      if constexpr (Traits::kLookAhead) {
+        if (!more) break;
+        w = w_next;
+      } else if (!sched.next_consumed(cur, w, smem.ring, sp)) {
+        break;
+      }
       if constexpr (kPingpong) {
         if ((n_units & 1u) != uint32_t(wg)) {  // the other warpgroup's unit: skip its pipeline stages
           read.advance(int(w.k_end - w.k_begin));
+          look_ahead();
           continue;
         }
       }
-      if (Traits::kMulticast == 1 && !w.in_grid) continue;  // (as the producer: nothing loaded for it)
+      if (Traits::kMulticast == 1 && !w.in_grid) {  // (as the producer: nothing loaded for it)
+        look_ahead();
+        continue;
+      }
       const bool timed = (sp.trace != nullptr || p.unit_trace != nullptr) && t == 0;
       const uint64_t t_start = timed ? ptx::globaltimer_ns() : 0;
       const uint64_t c_start = timed ? ptx::clock_cycles() : 0;
@@ -755,6 +783,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
                              sp, kSitePipelineFull, uint32_t(read.index()), read.phase(), w.tile);
       mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
       if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
+      look_ahead();  // (kLookAhead: w stays this unit's; the last k-tile's MMAs are still running)
       mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
       if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post

@@ -204,6 +204,15 @@ struct WorkSchedule {
   // Indexed unit u (< indexed_units()): tile position u / splits, segment u % splits.
   BRAID_HD void unit_at(uint32_t u, WorkUnit& w) const {
     const uint32_t seg_count = kind == Decomposition::SplitK ? splits : 1;
+    if (seg_count == 1) {  // a whole tile: no divisions (the consumers compute this between two tiles)
+      w.pos = u;
+      w.seg = 0;
+      w.nseg = 1;
+      w.k_begin = 0;
+      w.k_end = k_tiles;
+      w.slot = u;
+      return;
+    }
     w.pos = u / seg_count;
     w.seg = u % seg_count;
     w.nseg = seg_count;
