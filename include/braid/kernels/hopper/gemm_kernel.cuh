@@ -711,12 +711,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     };
     [[maybe_unused]] uint32_t xphase = 0;  // cluster exchanges done (reduce_split_tile)
     uint32_t n_units = 0;  // the CTA's units walked so far (pingpong: every other one is this warpgroup's)
-    // The next unit is looked up while the current one's last MMAs run (between mma and mma_tail
-    // below): the scheduler's and the tile order's index arithmetic is a chain of dependent integer
-    // operations that one thread runs at a few cycles each, and between two tiles it held the tensor
-    // cores idle (per-unit traces: 0.8-0.9 us between a unit's end and the next unit's start on
-    // every CTA, against a 0.9 us epilogue; bench/results/gemm-unit-gap-h100-20261125/).
-    // (Traits::kLookAhead; otherwise each unit is looked up at the top of the loop.)
+    // With Traits::kLookAhead the next unit is looked up while the current one's last MMAs run
+    // (between mma and mma_tail below): the scheduler's and the tile order's index arithmetic is a
+    // chain of dependent integer operations one thread runs at a few cycles each. Otherwise each unit
+    // is looked up at the top of the loop.
     auto cur = sched.begin();
     ScheduledUnit w_next;
     bool more = Traits::kLookAhead && sched.next_consumed(cur, w_next, smem.ring, sp);
