@@ -5,7 +5,7 @@
 # also each after another braid kernel (--before 64x256: the switch a chain pays).
 #   .carry/bin.tar.xz holds bin/{braid-gemm,braid_gpu_tests}
 # (128x144 and 128x96 were instances of the build measured in bench/results/qkv-tiles-h100-20261125/ and were
-# removed after it: later builds report them as not instantiated and time the rest.)
+# removed after it: braid-gemm now prints them as skipped and times the rest.)
 #   COMMIT=.. OUT=dir bash bench/device/qkv-tiles.sh
 set -uo pipefail
 mkdir -p /tmp/b && tar xJf .carry/bin.tar.xz -C /tmp/b
