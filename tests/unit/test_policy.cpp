@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <vector>
 
 #include "braid/plan/plan.hpp"
 #include "braid/policy/conv2d.hpp"
@@ -97,6 +98,41 @@ TEST(Policy, Conv2DWindowCoversNeighbourRows) {
           EXPECT_GE(src / 16, lo);
           EXPECT_LE(src / 16, hi);
         }
+    }
+  }
+}
+
+// The kernels' form of a policy (IndexedPolicy: divisors precomputed, no grid-dependent division)
+// gives the same semaphore, value and extents as the GroupPolicy on every tile of the grid.
+TEST(Policy, IndexedPolicyMatchesGroupPolicyOnEveryTile) {
+  std::mt19937 rng(4321);
+  std::vector<GroupPolicy> policies = {NoSync(), TileSync(), RowSync(), StridedSync(4, 3), StridedSync(3, 0),
+                                       StridedSync(96, 3)};
+  for (int it = 0; it < 600; ++it) {
+    auto r = [&] { return uint32_t(rng()); };
+    policies.push_back(GenericPolicy(DimGroup{1 + r() % 5, r() % 6}, DimGroup{1 + r() % 4, r() % 5},
+                                     DimGroup{1 + r() % 2, r() % 3}));
+  }
+  std::mt19937 grid_rng(99);
+  for (const GroupPolicy& p : policies) {
+    const IndexedPolicy ip(p);
+    for (int k = 0; k < 4; ++k) {
+      const Grid g{1 + uint32_t(grid_rng()) % 40, 1 + uint32_t(grid_rng()) % 17, 1 + uint32_t(grid_rng()) % 3};
+      for (int d = 0; d < 3; ++d) {
+        const uint32_t G = component(g, d);
+        ASSERT_EQ(ip.extent(d, G), p.extent(d, G)) << describe(p) << " d=" << d << " G=" << G;
+        ASSERT_EQ(ip.count_of(d, G), p.count_of(d, G)) << describe(p);
+        for (uint32_t x = 0; x < G; ++x) {
+          ASSERT_EQ(ip.coord(d, x), p.coord(d, x, G)) << describe(p) << " d=" << d << " x=" << x << " G=" << G;
+          ASSERT_EQ(ip.members(d, x, G), p.members(d, x, G)) << describe(p) << " d=" << d << " x=" << x << " G=" << G;
+        }
+      }
+      const IndexedGrid ig(g);
+      for (uint32_t i = 0; i < num_tiles(g); ++i) {
+        const Tile t = delinear(i, g);
+        ASSERT_EQ(ip.sem(t, ig), p.sem(t, g)) << describe(p);
+        ASSERT_EQ(ip.value(t, ig), p.value(t, g)) << describe(p);
+      }
     }
   }
 }

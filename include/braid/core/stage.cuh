@@ -24,6 +24,7 @@
 #pragma once
 #include <cstdint>
 
+#include "braid/core/fast_div.hpp"
 #include "braid/core/sync_ptx.cuh"
 #include "braid/core/types.hpp"
 #include "braid/order/tile_order.hpp"
@@ -90,8 +91,8 @@ struct TileShape {
 struct InputRef {
   const uint64_t* sems = nullptr;
   const StageState* state = nullptr;
-  Grid grid{1, 1, 1};
-  GroupPolicy policy = NoSync();
+  IndexedGrid grid;  // (with its divisors: kernels delinearize the producer's tiles)
+  IndexedPolicy policy = NoSync();  // (with its divisors: kernels compute the producer's semaphores)
   TileShape shape;
   uint32_t stage_id = 0;
 };
@@ -108,9 +109,9 @@ enum StageFlags : uint32_t {
 struct StageParams {
   uint32_t stage_id = 0;
   uint32_t flags = 0;
-  Grid grid{1, 1, 1};
+  IndexedGrid grid;  // the stage's tile grid, with the divisors its tile order divides by
   TileShape shape;
-  GroupPolicy policy = NoSync();  // output policy
+  IndexedPolicy policy = NoSync();  // output policy (with the divisors of its semaphore math)
   TileOrder order;                // order.table is a device pointer
   uint64_t* sems = nullptr;       // output semaphores
   StageState* state = nullptr;

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 
+#include "braid/core/fast_div.hpp"
 #include "braid/core/types.hpp"
 
 namespace braid {
@@ -29,13 +30,21 @@ struct TileOrder {
   // device pointer inside StageParams (the runtime copies it).
   const uint32_t* table = nullptr;
 
-  BRAID_HD Tile at(uint32_t i, Grid g) const {
+  // Kernels pass the grid with its divisors (IndexedGrid: multiply-high instead of division); host
+  // code may pass a plain Grid, whose divisors are computed on the spot -- the same arithmetic.
+  BRAID_HD Tile at(uint32_t i, const IndexedGrid& g) const {
     switch (kind) {
-      case OrderKind::ColumnMajor: return Tile{(i / g.y) % g.x, i % g.y, i / (g.x * g.y)};
+      case OrderKind::ColumnMajor: {  // y fastest: (i / y) / x == i / (x * y)
+        uint32_t q, y, z, x;
+        g.div_y.divmod(i, q, y);
+        g.div_x.divmod(q, z, x);
+        return Tile{x, y, z};
+      }
       case OrderKind::Table: return delinear(table[i], g);
       default: return delinear(i, g);
     }
   }
+  Tile at(uint32_t i, Grid g) const { return at(i, IndexedGrid(g)); }
 };
 
 inline constexpr TileOrder RowMajorOrder() { return TileOrder{OrderKind::RowMajor, nullptr}; }

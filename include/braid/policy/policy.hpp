@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "braid/core/fast_div.hpp"
 #include "braid/core/types.hpp"
 
 namespace braid {
@@ -80,6 +81,51 @@ struct GroupPolicy {
   // epoch instead of an atomic add (the paper's NoAtomicAdd).
   BRAID_HD constexpr bool one_tile_per_sem(Grid g) const {
     return count_of(0, g.x) == 1 && count_of(1, g.y) == 1 && count_of(2, g.z) == 1;
+  }
+};
+
+// A policy with the divisors of its index math precomputed (fast_div.hpp), for kernels
+// (StageParams::policy, InputRef::policy): built from a GroupPolicy on the host -- assigning one keeps
+// them in step -- and read like one. Its sem / value / count_of give the GroupPolicy's results for every
+// tile inside the grid (tests/unit/test_policy.cpp), dividing only by a dimension's stride and its
+// group span (stride x count), which depend on the policy alone: with count 0 (the whole dimension) a
+// tile x < G is always in the first span, so x / span = 0 and no grid-dependent divisor is needed.
+struct IndexedPolicy : GroupPolicy {
+  FastDiv stride_div[3], span_div[3];  // span_div: stride x count, where count > 0
+
+  constexpr IndexedPolicy() : IndexedPolicy(GroupPolicy{}) {}
+  constexpr IndexedPolicy(const GroupPolicy& p)  // NOLINT: implicit by design
+      : GroupPolicy(p),
+        stride_div{FastDiv(p.dim[0].stride), FastDiv(p.dim[1].stride), FastDiv(p.dim[2].stride)},
+        span_div{FastDiv(p.dim[0].stride * p.dim[0].count), FastDiv(p.dim[1].stride * p.dim[1].count),
+                 FastDiv(p.dim[2].stride * p.dim[2].count)} {}
+
+  BRAID_HD uint32_t count_of(int d, uint32_t G) const {
+    return dim[d].count ? dim[d].count : stride_div[d].div(G + dim[d].stride - 1);
+  }
+  // (x < G) x's group: q = x / span (0 for the whole dimension), x = q * span + r.
+  BRAID_HD uint32_t coord(int d, uint32_t x) const {
+    const uint32_t q = dim[d].count ? span_div[d].div(x) : 0u;
+    return q * dim[d].stride + stride_div[d].mod(x);
+  }
+  BRAID_HD uint32_t extent(int d, uint32_t G) const {
+    const uint32_t s = dim[d].stride;
+    if (!dim[d].count) return G < s ? G : s;  // one span covers the dimension
+    uint32_t full, rem;
+    span_div[d].divmod(G, full, rem);
+    return full * s + (rem < s ? rem : s);
+  }
+  BRAID_HD uint32_t members(int d, uint32_t x, uint32_t G) const {
+    const uint32_t s = dim[d].stride, n = count_of(d, G);
+    const uint32_t x0 = (dim[d].count ? span_div[d].div(x) * s * n : 0u) + stride_div[d].mod(x);  // first member
+    const uint32_t m = stride_div[d].div(G - x0 + s - 1);
+    return m < n ? m : n;
+  }
+  BRAID_HD uint32_t sem(Tile t, Grid g) const {
+    return coord(0, t.x) + extent(0, g.x) * (coord(1, t.y) + extent(1, g.y) * coord(2, t.z));
+  }
+  BRAID_HD uint32_t value(Tile t, Grid g) const {
+    return members(0, t.x, g.x) * members(1, t.y, g.y) * members(2, t.z, g.z);
   }
 };
 

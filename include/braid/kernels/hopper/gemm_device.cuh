@@ -50,6 +50,7 @@ template <class Traits>
 void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, bool pdl, int ctas,
                               const StageParams& sp, const char* what) {
   params.sp = sp;
+  params.groups = tile_groups(sp.grid, params.sched.group);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(ctas));
   cfg.blockDim = dim3(Traits::kThreads);

@@ -233,6 +233,7 @@ struct WarpSpecializedTraits {
     const Element* residual;  // null, or added like bias, one per output element (only with kBias)
     Activation act;
     WorkSchedule sched;               // data-parallel / split-K / stream-K units of the CTAs
+    IndexedGrid groups;               // the grid of tile groups sched's order walks (set at launch from sp.grid)
     float4* partials;                 // workspace: [slot][tile values in quads] (tiles cut into segments)
     unsigned long long* arrivals;     // cumulative segment arrivals per tile position (never reset)
     StageParams sp;                   // sp.grid: output tile grid; sp.shape: tile_m x output tile cols
@@ -640,7 +641,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   const bool sync = sp.has(kSync);
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
-  const PersistentScheduler sched(sp, p.sched);
+  const PersistentScheduler sched(sp, p.sched, p.groups);
   Mainloop mainloop;
   uint32_t n_posted = 0;
 

@@ -45,27 +45,33 @@ struct UnitRing {
   }
 };
 
+// The grid of tile groups of `group` vertically adjacent tiles (m rows of tiles per group row), with
+// its divisors: computed on the host at launch (ParamsBase::groups).
+inline IndexedGrid tile_groups(Grid grid, uint32_t group) {
+  return IndexedGrid(Grid{grid.x, ceil_div(grid.y, group < 1 ? 1 : group), grid.z});
+}
+
 struct PersistentScheduler {
   WorkSchedule ws;
-  Grid grid;
-  Grid groups;    // the grid of tile groups the order walks (m rows of tiles per group row)
+  IndexedGrid grid;
+  IndexedGrid groups;  // tile_groups(grid, ws.group)
   uint32_t rank;  // this CTA's rank in its CTA group (= its cluster rank when multicasting; 0 without groups)
   TileOrder order;
   bool dynamic;
   uint32_t* ticket;
 
-  __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w)
+  __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w, const IndexedGrid& g)
       : ws(w),
         grid(sp.grid),
-        groups{sp.grid.x, (sp.grid.y + w.group - 1) / w.group, sp.grid.z},
-        rank(blockIdx.x % w.group),
+        groups(g),
+        rank(w.group_div.mod(blockIdx.x)),
         order(sp.order),
         dynamic(sp.has(kDynamicOrder)),
         ticket(&sp.state->tile_ticket) {}
 
   // A CTA group walks the group's units (blockIdx.x / m: groups, and the launch's clusters, are
   // consecutive blocks along x).
-  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(blockIdx.x / ws.group); }
+  __device__ __forceinline__ WorkSchedule::Cursor begin() const { return ws.begin(ws.group_div.div(blockIdx.x)); }
 
   // The producer warp's next unit (the whole warp calls; lane 0 takes the ticket and publishes it).
   // `sp`: for the bounded ring waits' report (barrier_wait.cuh).

@@ -40,8 +40,10 @@
 // warpgroups of a CTA walk the same unit sequence with their own cursors.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
+#include "braid/core/fast_div.hpp"
 #include "braid/core/types.hpp"
 
 namespace braid::hopper {
@@ -73,6 +75,9 @@ struct WorkSchedule {
   uint32_t owner_reduces = 0;
   uint32_t group = 1;           // CTAs per group walking one column block's k-steps (tiles: tile groups,
                                 //   ctas: CTA groups), or 1; a multicast cluster when the kernel multicasts
+  // The divisors of the per-unit index math (fast_div.hpp), set by make() with `splits` and `group`:
+  // the consumers compute a unit between two tiles, every role of a CTA its group rank.
+  FastDiv splits_div, group_div;
 
   struct Cursor {
     uint32_t u = 0;  // next data-parallel / split-K unit index
@@ -98,11 +103,15 @@ struct WorkSchedule {
     WorkSchedule s;
     s.kind = kind;
     s.group = group < 1 ? 1 : group;
+    s.group_div = FastDiv(s.group);
     s.tiles = tiles;
     s.k_tiles = k_tiles;
     s.ctas = ctas < 1 ? 1 : ctas;
     if (kind == Decomposition::SplitK) {
       s.splits = splits < 1 ? 1 : splits;
+      s.splits_div = FastDiv(s.splits);
+      if (uint64_t(s.splits) * k_tiles >= (uint64_t(1) << 32))
+        throw std::invalid_argument("WorkSchedule: splits x k-tiles must stay below 2^32 (32-bit unit index math)");
       s.max_segs = s.splits;
       s.reduce_scatter = (reduce_scatter || cluster_exchange) && s.splits > 1 ? 1u : 0u;
       if (cluster_exchange && s.splits > 1) {
@@ -213,11 +222,11 @@ struct WorkSchedule {
       w.slot = u;
       return;
     }
-    w.pos = u / seg_count;
-    w.seg = u % seg_count;
+    splits_div.divmod(u, w.pos, w.seg);  // seg_count == splits (SplitK)
     w.nseg = seg_count;
-    w.k_begin = uint32_t(uint64_t(w.seg) * k_tiles / seg_count);
-    w.k_end = uint32_t(uint64_t(w.seg + 1) * k_tiles / seg_count);
+    // (seg + 1) * k_tiles < 2^32: make() refuses larger products.
+    w.k_begin = splits_div.div(w.seg * k_tiles);
+    w.k_end = splits_div.div((w.seg + 1) * k_tiles);
     w.slot = w.pos * seg_count;
   }
 
