@@ -15,15 +15,17 @@ _TILE = re.compile(r"^(\d+)x(\d+)")
 
 def kernel_function(cfg):
     """The kernel instantiation a conv configuration name runs (hopper::make_conv_kernel): tile shape,
-    staged epilogue, whether it carries the split-K/stream-K fixup, and the filter multicast cluster
-    (-mc2). Order, split count and the reduction variant (-rs, -dsm) are launch parameters of the same
+    staged epilogue, whether it carries the split-K/stream-K fixup, the filter multicast cluster
+    (-mc2) and the CTAs per SM (-o2). Order, split count and the reduction variant (-rs, -dsm) are launch parameters of the same
     function."""
     m = _TILE.match(cfg)
     if not m:
         raise ValueError(f"not a configuration name: {cfg!r}")
     segmented = any(tag in cfg for tag in ("-sk", "-streamk"))
     mc = re.search(r"-mc(\d+)", cfg)
-    return (int(m.group(1)), int(m.group(2)), "-staged" in cfg, segmented, int(mc.group(1)) if mc else 1)
+    o = re.search(r"-o(\d+)", cfg)
+    return (int(m.group(1)), int(m.group(2)), "-staged" in cfg, segmented, int(mc.group(1)) if mc else 1,
+            int(o.group(1)) if o else 1)
 
 
 def pick_chain(layer_times, switch_frac):

@@ -16,6 +16,7 @@
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -506,6 +507,31 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < std::min(kPairRanks, c1.size()); ++i)
           for (size_t j = 0; j < std::min(kPairRanks, c2.size()); ++j)
             if (i + j > 0) add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, c1[i].second, c2[j].second);
+        // Both GEMMs on one kernel function (GemmConfig::kernel_function): a GEMM right after another
+        // braid function runs 1.04-1.09x its own time (docs/hopper-gemm.md, the kernel-switch penalty),
+        // which the GEMMs timed alone never pay. For each function both lists hold, its fastest pair,
+        // where that pair's time alone is within kSameFunctionSlack of the fastest pair's (at most three).
+        {
+          constexpr double kSameFunctionSlack = 1.10;
+          std::map<std::string, std::pair<size_t, size_t>> by_function;
+          for (size_t i = 0; i < c1.size(); ++i)
+            for (size_t j = 0; j < c2.size(); ++j) {
+              if (c1[i].second.is_skinny || c2[j].second.is_skinny) continue;
+              const std::string f = c1[i].second.hopper.kernel_function();
+              if (f != c2[j].second.hopper.kernel_function()) continue;
+              auto it = by_function.find(f);
+              if (it == by_function.end() ||
+                  c1[i].first + c2[j].first < c1[it->second.first].first + c2[it->second.second].first)
+                by_function[f] = {i, j};
+            }
+          std::vector<std::pair<double, std::pair<size_t, size_t>>> same;
+          for (const auto& [f, ij] : by_function) same.push_back({c1[ij.first].first + c2[ij.second].first, ij});
+          std::sort(same.begin(), same.end());
+          const double fastest = c1[0].first + c2[0].first;
+          for (size_t n = 0; n < same.size() && n < 3 && same[n].first <= fastest * kSameFunctionSlack; ++n)
+            add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, c1[same[n].second.first].second,
+                        c2[same[n].second.second].second);
+        }
         // The fastest GEMMs alone need not make the fastest chain (a skinny GEMM next to a Hopper one
         // has run slower than the sum of their times): also both GEMMs of one kind.
         auto best_of_kind = [](const std::vector<std::pair<double, workloads::GemmChoice>>& c, bool skinny_kind) {

@@ -93,11 +93,7 @@ std::string ConvOp::can_implement(const ConvArgs& a, const GemmConfig& c) {
   return check_schedule(c, a.R * a.S * a.C / kTileK);
 }
 
-std::string ConvOp::kernel_function(const GemmConfig& c) {
-  return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + (c.staged() ? "-staged" : "-direct") +
-         (c.splits > 1 || c.stream_k ? "-segmented" : "-whole") + (c.multicast > 1 ? "-mc" + std::to_string(c.multicast) : "") +
-         (c.ctas_per_sm > 1 ? "-o" + std::to_string(c.ctas_per_sm) : "");
-}
+std::string ConvOp::kernel_function(const GemmConfig& c) { return c.kernel_function(); }
 
 std::string ConvOp::prepare(const ConvArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;

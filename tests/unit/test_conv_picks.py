@@ -18,6 +18,7 @@ class KernelFunction(unittest.TestCase):
         self.assertNotEqual(kernel_function("128x64"), kernel_function("128x64-staged"))
         self.assertNotEqual(kernel_function("128x64"), kernel_function("64x128"))
         self.assertNotEqual(kernel_function("64x64-mc2"), kernel_function("64x64"))  # filter multicast
+        self.assertNotEqual(kernel_function("64x32-sk2-o2"), kernel_function("64x32-sk2"))  # two CTAs per SM
         self.assertEqual(kernel_function("64x128-mc2-sk2"), kernel_function("64x128-mc2-streamk"))
         with self.assertRaises(ValueError):
             kernel_function("fast")

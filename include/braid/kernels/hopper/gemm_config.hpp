@@ -101,6 +101,16 @@ struct GemmConfig {
   bool default_store() const {
     return pingpong ? store != EpilogueStore::Staged : staged() == stages_epilogue_by_default(tile_m, tile_n);
   }
+  // Which kernel function the configuration runs (per element type): tile, epilogue store, whole-tile or
+  // segmented (split-K and stream-K share one), multicast, pingpong, CTAs per SM. The first run of a
+  // function right after another one is slower (docs/hopper-gemm.md, "the kernel-switch penalty";
+  // docs/hopper-conv.md), so the chain tuners weigh a switch between neighbouring stages.
+  // (bench/conv_picks.py's kernel_function is the same rule, on configuration names.)
+  std::string kernel_function() const {
+    return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (staged() ? "-staged" : "-direct") +
+           (splits > 1 || stream_k ? "-segmented" : "-whole") + (multicast > 1 ? "-mc" + std::to_string(multicast) : "") +
+           (pingpong ? "-pp" : "") + (ctas_per_sm > 1 ? "-o" + std::to_string(ctas_per_sm) : "");
+  }
   std::string name() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
            (default_store() ? "" : store == EpilogueStore::Staged ? "-staged" : "-direct") + (pingpong ? "-pp" : "") +
