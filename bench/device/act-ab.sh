@@ -3,7 +3,8 @@
 # shapes at few tokens, each configuration timed plain and after another braid kernel (--before, the
 # kernel switch a chain pays), interleaved A, B, A, B so drift shows; then the MLP chains of both builds.
 #   OLD=/tmp/old NEW=/tmp/new OUT=dir [TOKENS=128,256,512] bash bench/device/act-ab.sh
-# (OLD/NEW: folders holding braid-gemm and braid-bench-mlp; W1_CONFIGS: the GPT-3 W1 configurations)
+# (OLD/NEW: folders holding braid-gemm and braid-bench-mlp; W1_CONFIGS: the GPT-3 W1 configurations;
+#  MLP_LIMIT=0 skips the chains)
 set -uo pipefail
 OUT=${OUT:-/tmp/act-ab}
 TOKENS=${TOKENS:-128,256,512}
@@ -29,6 +30,7 @@ for round in 1 2; do
     done
   done
 done
+[ "${MLP_LIMIT:-150}" = 0 ] && exit 0
 for build in OLD NEW; do
   bin=${!build}
   for model in gpt3 llama; do
