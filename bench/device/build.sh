@@ -2,7 +2,7 @@
 # Builds braid on the GPU machine, which has nvcc, CMake and ninja but no network, no CUTLASS headers and
 # no GoogleTest: both travel compressed in .carry/ (the working tree may carry 64 MiB in all, and
 # bench/results/ alone holds ~45 MB, so braid's own binaries -- 35-70 MB each -- are built there).
-#   here:  bash bench/device/build.sh --pack          writes .carry/cutlass.tar.zst and .carry/googletest.tar.zst
+#   here:  bash bench/device/build.sh --pack          writes .carry/cutlass.tar.xz and .carry/googletest.tar.xz
 #   there: BUILD=/tmp/b bash bench/device/build.sh [target ...]
 #          (default targets: braid-gemm braid-bench-conv braid-bench-mlp braid_gpu_tests; binaries end up
 #          in $BUILD/bin)
@@ -11,18 +11,20 @@ cd "$(dirname "$0")/../.."
 if [ "${1:-}" = --pack ]; then
   mkdir -p .carry
   [ -f .deps/cutlass/VERSION ] || { echo "build.sh: run scripts/setup.sh first (.deps/cutlass)"; exit 2; }
-  tar -cf - .deps/cutlass | zstd -19 -T0 -q -f -o .carry/cutlass.tar.zst
-  tar -C / -cf - usr/src/googletest | zstd -19 -T0 -q -f -o .carry/googletest.tar.zst
-  ls -la .carry/*.tar.zst
+  tar -cJf .carry/cutlass.tar.xz .deps/cutlass
+  tar -C / -cJf .carry/googletest.tar.xz usr/src/googletest
+  ls -la .carry/*.tar.xz
   exit 0
 fi
 BUILD=${BUILD:-/tmp/b}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(braid-gemm braid-bench-conv braid-bench-mlp braid_gpu_tests)
-[ -f .deps/cutlass/VERSION ] || zstd -dc .carry/cutlass.tar.zst | tar -xf -
+# (python's tarfile: the machine may lack the xz command)
+untar() { python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" "$1" "$2"; }
+[ -f .deps/cutlass/VERSION ] || untar .carry/cutlass.tar.xz .
 if [ ! -f /tmp/gtest/lib/libgtest.a ] && [ ! -f /tmp/gtest/lib64/libgtest.a ]; then
   rm -rf /tmp/gtest-src && mkdir -p /tmp/gtest-src
-  zstd -dc .carry/googletest.tar.zst | tar -C /tmp/gtest-src -xf -
+  untar .carry/googletest.tar.xz /tmp/gtest-src
   cmake -S /tmp/gtest-src/usr/src/googletest -B /tmp/gtest-build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF > /tmp/gtest-build.log 2>&1
   cmake --build /tmp/gtest-build >> /tmp/gtest-build.log 2>&1

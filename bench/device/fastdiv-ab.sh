@@ -1,24 +1,49 @@
 #!/usr/bin/env bash
-# One device call: the GPU tests of NEW (a gate), then the same-call A/B of two builds on what the
-# kernels' index math touches -- single GEMMs plain and right after another braid kernel (act-ab.sh,
-# the kernel-switch penalty) and the deep conv pairs (ab-bins.sh) -- interleaved so drift shows.
-#   OLD=dir NEW=dir OUT=dir OLD_COMMIT=.. NEW_COMMIT=.. bash bench/device/fastdiv-ab.sh
-# (OLD/NEW hold braid-gemm, braid-bench-conv, braid-bench-mlp; NEW also braid_gpu_tests. PEERS: a
-#  recorded cuDNN -torch.csv for the conv rows.)
+# Same-call A/B of two builds on what the kernels' index math touches, in parts (PARTS, default all):
+#   tests  the GPU tests of NEW (a gate: nothing else runs if one fails)
+#   gemm   single GEMMs plain and right after another braid kernel (act-ab.sh: the kernel-switch
+#          penalty), then short-K many-tile and split-K / stream-K GEMMs -- OLD, NEW, OLD, NEW
+#   conv   the deep conv pairs, every chain variant (ab-bins.sh), the builds alternating
+#   OLD=dir NEW=dir OUT=dir OLD_COMMIT=.. NEW_COMMIT=.. [PARTS="tests gemm conv"] bash bench/device/fastdiv-ab.sh
+# (OLD/NEW hold braid-gemm / braid-bench-conv as the parts need; NEW braid_gpu_tests. PEERS: a recorded
+#  cuDNN -torch.csv for the conv rows.)
 set -uo pipefail
 OUT=${OUT:-/tmp/fastdiv-ab}
+PARTS=${PARTS:-tests gemm conv}
 mkdir -p "$OUT"
-{ echo "# braid_gpu_tests ($NEW_COMMIT) on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ)"
-  timeout ${TEST_LIMIT:-200} "$NEW/braid_gpu_tests"; echo "exit $?"; } > "$OUT/gpu-tests.log" 2>&1
-tail -4 "$OUT/gpu-tests.log"
-if grep -q "^\[  FAILED  \]" "$OUT/gpu-tests.log" || ! grep -q "^\[  PASSED  \]" "$OUT/gpu-tests.log"; then
-  grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head -20
-  exit 1
+if [[ " $PARTS " == *" tests "* ]]; then
+  { echo "# braid_gpu_tests (${NEW_COMMIT:-?}) on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ)"
+    timeout ${TEST_LIMIT:-200} "$NEW/braid_gpu_tests"; echo "exit $?"; } > "$OUT/gpu-tests.log" 2>&1
+  tail -4 "$OUT/gpu-tests.log"
+  if grep -q "^\[  FAILED  \]" "$OUT/gpu-tests.log" || ! grep -q "^\[  PASSED  \]" "$OUT/gpu-tests.log"; then
+    grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head -20
+    exit 1
+  fi
 fi
-OLD=$OLD NEW=$NEW OUT=$OUT/gemm TOKENS=${TOKENS:-128,256} MLP_LIMIT=0 bash bench/device/act-ab.sh
-grep -E "^==|M=" "$OUT/gemm/act-ab.log" | head -80
-mkdir -p /tmp/bin
-ln -sfn "$(cd "$NEW" && pwd)" /tmp/bin/new
-ln -sfn "$(cd "$OLD" && pwd)" /tmp/bin/old
-NAMES=new,old PEERS=${PEERS:-bench/results/conv-pair-h100-20261124-b6ea848-torch.csv} LAYERS=${LAYERS:-512x7,64x56} \
-  BATCHES=${BATCHES:-8,12,20} ROUNDS=${ROUNDS:-2} CONV_LIMIT=${CONV_LIMIT:-100} OUT=$OUT/conv bash bench/device/ab-bins.sh
+if [[ " $PARTS " == *" gemm "* ]]; then
+  OLD=$OLD NEW=$NEW OUT=$OUT/gemm TOKENS=${TOKENS:-128,256} MLP_LIMIT=0 bash bench/device/act-ab.sh
+  log="$OUT/gemm/more.log"
+  { echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader), date: $(date -u +%FT%H:%MZ)"
+    echo "# old: ${OLD_COMMIT:-?} new: ${NEW_COMMIT:-?}; short-K many-tile, split-K and stream-K GEMMs"; } > "$log"
+  # (name M N K configs)
+  cases=("gpt3-out 2048 12288 1536 128x128,128x256-staged,192x128-staged"
+         "gpt3-w2 256,512 12288 6144 128x128-sk2,128x192-streamk,128x128-g4-streamk,64x128-sk2-rs")
+  for round in 1 2; do
+    for build in OLD NEW; do
+      bin=${!build}
+      for c in "${cases[@]}"; do
+        set -- $c
+        echo "== round $round $build $1 N=$3 K=$4" >> "$log"
+        timeout 120 "$bin/braid-gemm" --m "$2" --n "$3" --k "$4" --configs "$5" --reps 30 --no-cublas >> "$log" 2>&1
+      done
+    done
+  done
+  grep -E "^==|M=" "$OUT/gemm/act-ab.log" "$log" | grep -v cutlass | sed 's/^.*\.log://' | head -120
+fi
+if [[ " $PARTS " == *" conv "* ]]; then
+  mkdir -p /tmp/bin
+  ln -sfn "$(cd "$NEW" && pwd)" /tmp/bin/new
+  ln -sfn "$(cd "$OLD" && pwd)" /tmp/bin/old
+  NAMES=new,old PEERS=${PEERS:-bench/results/conv-pair-h100-20261124-b6ea848-torch.csv} LAYERS=${LAYERS:-512x7,64x56} \
+    BATCHES=${BATCHES:-8,12,20} ROUNDS=${ROUNDS:-2} CONV_LIMIT=${CONV_LIMIT:-100} OUT=$OUT/conv bash bench/device/ab-bins.sh
+fi
