@@ -136,3 +136,17 @@ TEST(Policy, IndexedPolicyMatchesGroupPolicyOnEveryTile) {
     }
   }
 }
+
+// ColumnWaiter's ready range: with stride-1 groups along x, a complete semaphore completes its whole
+// group of n = count_of(0, G) column tiles -- IndexedPolicy::group_end_x against x / n * n + n.
+TEST(Policy, GroupEndAlongXMatchesThePlainFormula) {
+  std::vector<GroupPolicy> policies = {TileSync(), RowSync(), StridedSync(1, 3), GenericPolicy(DimGroup{1, 2}, DimGroup{})};
+  for (uint32_t n = 1; n <= 9; ++n) policies.push_back(GenericPolicy(DimGroup{1, n}, DimGroup{1, 1 + n % 3}));
+  for (const GroupPolicy& p : policies) {
+    const IndexedPolicy ip(p);
+    for (uint32_t G = 1; G <= 70; ++G) {
+      const uint32_t n = p.count_of(0, G);
+      for (uint32_t x = 0; x < G; ++x) ASSERT_EQ(ip.group_end_x(x, G), x / n * n + n) << describe(p) << " G=" << G << " x=" << x;
+    }
+  }
+}

@@ -87,13 +87,23 @@ struct TileShape {
   uint32_t rows = 1, cols = 1;  // elements per tile (GEMM: tile_m x tile_n)
 };
 
+// A producer's tile shape with its divisors (fast_div.hpp): which producer tile holds an element row or
+// column, what a consumer's waits compute (InputRef::shape). Built from a TileShape on the host.
+struct IndexedShape : TileShape {
+  FastDiv div_rows, div_cols;
+  constexpr IndexedShape() : IndexedShape(TileShape{}) {}
+  constexpr IndexedShape(TileShape s) : TileShape(s), div_rows(s.rows), div_cols(s.cols) {}  // NOLINT: implicit
+  BRAID_HD uint32_t row_tile(uint32_t r) const { return div_rows.div(r); }
+  BRAID_HD uint32_t col_tile(uint32_t c) const { return div_cols.div(c); }
+};
+
 // What a consumer needs to know about one of its producers.
 struct InputRef {
   const uint64_t* sems = nullptr;
   const StageState* state = nullptr;
   IndexedGrid grid;  // (with its divisors: kernels delinearize the producer's tiles)
   IndexedPolicy policy = NoSync();  // (with its divisors: kernels compute the producer's semaphores)
-  TileShape shape;
+  IndexedShape shape;  // the producer's tile (with its divisors: which tile holds a row or column)
   uint32_t stage_id = 0;
 };
 
@@ -308,8 +318,8 @@ __device__ __forceinline__ bool wait_rect(const StageParams& sp, BlockSync& bs, 
                                           uint32_t r1, uint32_t c0, uint32_t c1, Tile consumer_tile, uint32_t z = 0) {
   if (!sp.has(kSync)) return true;
   const InputRef& ir = sp.inputs[in];
-  const uint32_t y0 = r0 / ir.shape.rows, y1 = r1 / ir.shape.rows;
-  const uint32_t x0 = c0 / ir.shape.cols, x1 = c1 / ir.shape.cols;
+  const uint32_t y0 = ir.shape.row_tile(r0), y1 = ir.shape.row_tile(r1);
+  const uint32_t x0 = ir.shape.col_tile(c0), x1 = ir.shape.col_tile(c1);
   for (uint32_t y = y0; y <= y1; ++y)
     for (uint32_t x = x0; x <= x1; ++x)
       if (!wait(sp, bs, in, Tile{x, y, z}, consumer_tile)) return false;
@@ -336,11 +346,8 @@ struct ColumnWaiter {
   }
   // First column not known ready after waiting for every producer tile up to column c1.
   static __device__ __forceinline__ uint32_t ready_end(const InputRef& ir, uint32_t c1) {
-    uint32_t x_end = c1 / ir.shape.cols + 1;  // producer column-tiles known complete: [.., x_end)
-    if (ir.policy.enabled() && ir.policy.dim[0].stride == 1) {
-      const uint32_t n = ir.policy.count_of(0, ir.grid.x);
-      x_end = (x_end - 1) / n * n + n;
-    }
+    uint32_t x_end = ir.shape.col_tile(c1) + 1;  // producer column-tiles known complete: [.., x_end)
+    if (ir.policy.enabled() && ir.policy.dim[0].stride == 1) x_end = ir.policy.group_end_x(x_end - 1, ir.grid.x);
     return x_end * ir.shape.cols;
   }
 };
@@ -393,10 +400,10 @@ struct ColumnWaiterWarp {
     const InputRef& ir = sp.inputs[in];
     if (ir.sems == nullptr || !ir.policy.enabled()) return true;
     const uint32_t lane = threadIdx.x % 32;
-    const uint32_t y0 = r0 / ir.shape.rows, ny = r1 / ir.shape.rows - y0 + 1;
-    const uint32_t x_last = c_last / ir.shape.cols;
+    const uint32_t y0 = ir.shape.row_tile(r0), ny = ir.shape.row_tile(r1) - y0 + 1;
+    const uint32_t x_last = ir.shape.col_tile(c_last);
     while (c1 >= ready_until) {
-      const uint32_t x0 = ready_until / ir.shape.cols;
+      const uint32_t x0 = ir.shape.col_tile(ready_until);
       if (ny > 32u) {  // taller than a warp: one column of tiles at a time, lane 0 waits
         bool ok = true;
         if (lane == 0)

@@ -39,8 +39,8 @@ __global__ void __launch_bounds__(kWsThreads) ws_elementwise_kernel(ElementwiseO
       if (lane == 0 && op.x_input >= 0) {
         const InputRef& ir = sp.inputs[op.x_input];
         // every producer tile under this TM x TN block (equal tile shapes: exactly one)
-        for (uint32_t y = uint32_t(m0) / ir.shape.rows; ok && y <= uint32_t(min(m0 + TM, op.M) - 1) / ir.shape.rows; ++y)
-          for (uint32_t x = uint32_t(n0) / ir.shape.cols; ok && x <= uint32_t(min(n0 + TN, op.N) - 1) / ir.shape.cols; ++x)
+        for (uint32_t y = ir.shape.row_tile(uint32_t(m0)); ok && y <= ir.shape.row_tile(uint32_t(min(m0 + TM, op.M) - 1)); ++y)
+          for (uint32_t x = ir.shape.col_tile(uint32_t(n0)); ok && x <= ir.shape.col_tile(uint32_t(min(n0 + TN, op.N) - 1)); ++x)
             ok = wait_elected(sp, bs.epoch, uint32_t(op.x_input), Tile{x, y, 0}, t, nullptr);
         if (!ok) bs.ok = 0;
       }

@@ -127,6 +127,12 @@ struct IndexedPolicy : GroupPolicy {
   BRAID_HD uint32_t value(Tile t, Grid g) const {
     return members(0, t.x, g.x) * members(1, t.y, g.y) * members(2, t.z, g.z);
   }
+  // Stride-1 groups along x: the tile after the end of x's group (x / n * n + n, n = count_of(0, Gx)),
+  // i.e. once x's semaphore is complete the column-tiles [.., group_end_x) are (ColumnWaiter).
+  BRAID_HD uint32_t group_end_x(uint32_t x, uint32_t Gx) const {
+    const uint32_t n = count_of(0, Gx);
+    return (dim[0].count ? span_div[0].div(x) * n : 0u) + n;  // (x < Gx: a whole-row group's first span)
+  }
 };
 
 // ---- the named policies -------------------------------------------------------------------------

@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
       const bool waits = !qkv_done && sp.has(kSync) && ir.sems != nullptr && ir.policy.enabled();
       auto wait_tiles = [&](uint32_t r0, uint32_t r1, uint32_t c0) {
         if (!waits || !ok) return;
-        for (uint32_t ty = r0 / ir.shape.rows; ty <= r1 / ir.shape.rows; ++ty)
-          for (uint32_t tx = c0 / ir.shape.cols; tx <= (c0 + D - 1) / ir.shape.cols; ++tx) {
+        for (uint32_t ty = ir.shape.row_tile(r0); ty <= ir.shape.row_tile(r1); ++ty)
+          for (uint32_t tx = ir.shape.col_tile(c0); tx <= ir.shape.col_tile(c0 + D - 1); ++tx) {
             const Tile pt{tx, ty, 0};
             const uint32_t s = ir.policy.sem(pt, ir.grid);
             if (s == last_sem) continue;
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
         if (waits && r1 >= ready_until) {
           wait_tiles(max(r0, ready_until), r1, HD + h * D);
           wait_tiles(max(r0, ready_until), r1, 2 * HD + h * D);
-          ready_until = (r1 / ir.shape.rows + 1) * ir.shape.rows;
+          ready_until = (ir.shape.row_tile(r1) + 1) * ir.shape.rows;
         }
         tma::arrive_expect_tx(&k_full[s], kTileBytes);
         for (int pnl = 0; pnl < 2; ++pnl)

@@ -40,6 +40,7 @@ class ConvKernel final : public ConvKernelBase {
     params_.img_w = a.W;
     params_.pad = a.pad;
     params_.channels = a.C;
+    params_.channel_blocks = FastDiv(uint32_t(a.C / kTileK));
     Traits::set_output_map(params_, TileN);
   }
 

@@ -130,6 +130,7 @@ struct ConvTraits
     int img_w = 0;          // image width W, filter padding, input channels C: the rows and columns
     int pad = 0;            // of the producer's output that a k-tile reads
     int channels = 0;
+    FastDiv channel_blocks;  // C / 64, the k-tiles of one filter tap (a_col_end's divisor, set with channels)
   };
 
   static __device__ __forceinline__ auto load_tensors(Mainloop& mainloop, const Params& p) {
@@ -144,7 +145,7 @@ struct ConvTraits
   }
   // k-tile k reads channel block k mod (C/64) (a column block of the producer's output).
   static __device__ __forceinline__ uint32_t a_col_end(const Params& p, int k) {
-    return (uint32_t(k) % uint32_t(p.channels / kTileK) + 1) * kTileK - 1;
+    return (p.channel_blocks.mod(uint32_t(k)) + 1) * kTileK - 1;
   }
   // Channel blocks cycle once per tap: a unit may read any of them, from its first k-tile on.
   static __device__ __forceinline__ uint32_t a_first_col(const Params&, int) { return 0; }
