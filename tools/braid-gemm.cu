@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/bench/code_footprint.cuh"
 #include "braid/bench/cublaslt_gemm.cuh"
 #include "braid/bench/half_bits.hpp"
 #include "braid/bench/peers.hpp"
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
                    "                  [--unit-trace PREFIX]  (per braid configuration, one run recording each work\n"
                    "                                         unit: a summary line and PREFIX-M<M>-<config>.csv; with\n"
                    "                                         --before also right after each other GEMM)\n"
-                   "                  [--before self|cublaslt|CONFIG,...]  (also time each configuration with that GEMM\n"
+                   "                  [--before self|cublaslt|icache|tiny|CONFIG,...]  (also time each configuration with that GEMM\n"
                    "                                         run before each repetition, on other buffers: the cost\n"
                    "                                         of a kernel switch)\n");
       return 2;
@@ -279,7 +280,12 @@ int main(int argc, char** argv) {
           std::function<void()> run_other;
           hopper::GemmOp go;
           std::unique_ptr<bench::LtGemm> lto;
-          if (other == "cublaslt") {
+          if (other == "icache" || other == "tiny") {  // code_footprint.cuh: what the switch penalty is
+            run_other = [&, large = other == "icache"] {
+              bench::launch_footprint(large, sms, static_cast<uint32_t*>(ws), s);
+              BRAID_CUDA_CHECK(cudaGetLastError());
+            };
+          } else if (other == "cublaslt") {
             lto = std::make_unique<bench::LtGemm>(lt, M, K, N, gelu, bf16 ? CUDA_R_16BF : CUDA_R_16F, ws, ws_bytes, B2, A2,
                                                   D2, s);
             run_other = [&] { lto->run(lt, B2, A2, D2, s); };
