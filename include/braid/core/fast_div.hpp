@@ -5,8 +5,9 @@
 // split counts, CTA groups) at many inlined call sites -- producer, consumers and poster each carry
 // their own copy of the scheduler. nvdisasm line attribution of a 128x64 convolution kernel (13,968
 // SASS instructions) put 277 inlined 32-bit divisions and ~7,500 instructions in that index math
-// (types.hpp's delinear alone: 112 divisions). Code a CTA runs once is fetched cold after a switch
-// from another kernel function (docs/hopper-gemm.md, "the kernel-switch penalty"); this shrinks it.
+// (types.hpp's delinear alone: 112 divisions), much of it on the waits' and posts' path. Code a CTA
+// runs once is fetched cold after a switch from another kernel function -- measured to be what the
+// kernel-switch penalty is (docs/hopper-gemm.md, "Index math without divisions").
 //
 // The divisor's magic number is computed on the host (construction), the division runs anywhere.
 // Method: Granlund & Montgomery, "Division by invariant integers using multiplication" (1994), round-up
