@@ -6,6 +6,8 @@
 #   there: BUILD=/tmp/b bash bench/device/build.sh [target ...]
 #          (default targets: braid-gemm braid-bench-conv braid-bench-mlp braid_gpu_tests; binaries end up
 #          in $BUILD/bin)
+# (Written 2026-11-26 and its GoogleTest step tried on the dev machine; not yet run on the GPU machine --
+#  that day the binaries were built here and carried xz-packed instead, bench/device/unpack.py.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" = --pack ]; then
