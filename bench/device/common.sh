@@ -19,3 +19,24 @@ run_gpu_tests() {
   if [ $rc -ne 0 ] && [ "${TESTS_GATE:-0}" = 1 ]; then return $rc; fi
   return 0
 }
+#   gemm_ab_rounds LOG "name M N K configs" ...
+#                                      braid-gemm of the builds in $OLD and $NEW, interleaved OLD, NEW, OLD,
+#                                      NEW (ROUNDS, default 2) so drift shows, each case under "== round R
+#                                      BUILD name N= K=" in LOG; CUBLAS_FIRST=1 also times cuBLASLt in round 1
+#                                      of OLD (bench/switch_ab_table.py reads the log)
+gemm_ab_rounds() {
+  local log=$1 round build bin c
+  shift
+  local cases=("$@")  # (`set --` below reuses the positional parameters for each case's fields)
+  for round in $(seq 1 "${ROUNDS:-2}"); do
+    for build in OLD NEW; do
+      bin=${!build}
+      for c in "${cases[@]}"; do
+        set -- $c
+        echo "== round $round $build $1 N=$3 K=$4" >> "$log"
+        timeout 120 "$bin/braid-gemm" --m "$2" --n "$3" --k "$4" --configs "$5" --reps 30 \
+          $([ "${CUBLAS_FIRST:-0}" = 1 ] && [ $round = 1 ] && [ $build = OLD ] || echo --no-cublas) >> "$log" 2>&1
+      done
+    done
+  done
+}

@@ -8,6 +8,7 @@
 # (OLD/NEW hold braid-gemm / braid-bench-conv as the parts need; NEW braid_gpu_tests. PEERS: a recorded
 #  cuDNN -torch.csv for the conv rows.)
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/fastdiv-ab}
 PARTS=${PARTS:-tests gemm conv}
 mkdir -p "$OUT"
@@ -28,16 +29,7 @@ if [[ " $PARTS " == *" gemm "* ]]; then
   # (name M N K configs)
   cases=("gpt3-out 2048 12288 1536 128x128,128x256-staged,192x128-staged"
          "gpt3-w2 256,512 12288 6144 128x128-sk2,128x192-streamk,128x128-g4-streamk,64x128-sk2-rs")
-  for round in 1 2; do
-    for build in OLD NEW; do
-      bin=${!build}
-      for c in "${cases[@]}"; do
-        set -- $c
-        echo "== round $round $build $1 N=$3 K=$4" >> "$log"
-        timeout 120 "$bin/braid-gemm" --m "$2" --n "$3" --k "$4" --configs "$5" --reps 30 --no-cublas >> "$log" 2>&1
-      done
-    done
-  done
+  ROUNDS=2 gemm_ab_rounds "$log" "${cases[@]}"
   grep -E "^==|M=" "$OUT/gemm/act-ab.log" "$log" | grep -v cutlass | sed 's/^.*\.log://' | head -120
 fi
 if [[ " $PARTS " == *" conv "* ]]; then

@@ -5,6 +5,7 @@
 # Optionally the GPU tests of NEW first (TESTS=1).
 #   OLD=dir NEW=dir (each holding braid-gemm; NEW also braid_gpu_tests) OUT=dir [TESTS=1] bash bench/device/unit-gap-ab.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 OUT=${OUT:-/tmp/unit-gap-ab}
 mkdir -p "$OUT/traces"
 log="$OUT/unit-gap-ab.log"
@@ -22,17 +23,7 @@ cases=("gpt3-out 512,2048 12288 1536 128x128,128x256-staged,128x192"
        "llama-out 1024,2048 8192 1024 128x128,128x256-staged"
        "gpt3-w2 1024 12288 6144 128x128,128x256-staged"
        "gpt3-w1 768 6144 12288 192x192,192x192-staged")
-for round in 1 2; do
-  for build in OLD NEW; do
-    bin=${!build}
-    for c in "${cases[@]}"; do
-      set -- $c
-      echo "== round $round $build $1 N=$3 K=$4" >> "$log"
-      timeout 120 "$bin/braid-gemm" --m "$2" --n "$3" --k "$4" --configs "$5" --reps 30 \
-        $([ $round = 1 ] && [ $build = OLD ] || echo --no-cublas) >> "$log" 2>&1
-    done
-  done
-done
+CUBLAS_FIRST=1 ROUNDS=2 gemm_ab_rounds "$log" "${cases[@]}"
 for build in OLD NEW; do
   bin=${!build}
   echo "== traces $build" >> "$log"
