@@ -170,6 +170,8 @@ int main(int argc, char** argv) {
       GemmConfig c{128, 1, 0};
       c.pingpong = true;
       v.push_back(c);
+      c.store = hopper::EpilogueStore::Staged;  // (its TMA-store epilogue, 64-column panels per warpgroup)
+      v.push_back(c);
     }
     if (M > 128)  // tiles that fit the SM count (192 rows or columns: three consumer warpgroups)
       for (auto [m_, n_] : {std::pair{192, 128}, {192, 192}, {128, 192}}) {

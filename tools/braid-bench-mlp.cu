@@ -427,8 +427,17 @@ int main(int argc, char** argv) {
                     c.store = store;
                     try_config(c);
                     try_multicast(c);
-                    // (Pingpong warpgroups, -pp, are not tried: 1.14-1.22x slower per tile than
-                    // cooperative on every MLP shape, bench/results/gemm-pingpong-h100-20261123-16b7790.log.)
+                    // Pingpong warpgroups with the staged TMA-store epilogue (fp16 128x128, whole tiles):
+                    // one warpgroup's epilogue under the other's MMAs. (With direct stores, -pp ran
+                    // 1.14-1.22x slower than cooperative on every MLP shape and is not tried,
+                    // bench/results/gemm-pingpong-h100-20261123-16b7790.log; docs/hopper-gemm.md.)
+                    if (sk == 1 && tm == 128 && tn == 128 && hdt == hopper::DType::F16 &&
+                        store == hopper::EpilogueStore::Default) {
+                      GemmConfig pp = c;
+                      pp.pingpong = true;
+                      pp.store = hopper::EpilogueStore::Staged;
+                      try_config(pp);
+                    }
                     c.reduce_scatter = true;  // every segment reduces a share of its tile
                     if (sk > 1) try_config(c);
                     if (sk == 2 && c.staged()) {  // the same, the partials exchanged in clusters of two CTAs

@@ -25,6 +25,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128_mc2();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128_pp();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128_pp_staged();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192(bool segmented);
@@ -42,7 +43,8 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
                                                  bool pingpong, bool segmented) {
   const bool f16 = dtype == DType::F16;
   if (pingpong) {
-    if (multicast != 1 || staged || tile_m != 128 || tile_n != 128 || segmented) return nullptr;
+    if (multicast != 1 || tile_m != 128 || tile_n != 128 || segmented || (staged && !f16)) return nullptr;
+    if (staged) return make_gemm_kernel_f16_128_pp_staged();
     return f16 ? make_gemm_kernel_f16_128_pp() : make_gemm_kernel_bf16_128_pp();
   }
   if (multicast != 1) {
@@ -123,8 +125,6 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
   if (c.pingpong && (c.splits > 1 || c.stream_k || c.multicast > 1))
     return "pingpong (-pp) warpgroups take whole tiles: data-parallel only, without split-K, stream-K or "
            "multicast (got " + c.name() + ")";
-  if (c.pingpong && c.store == EpilogueStore::Staged)
-    return "pingpong (-pp) tiles store directly (no staging buffer per warpgroup): drop -staged (" + c.name() + ")";
   if (c.group < 1 || c.group > 16)
     return "-g<N>: groups of 1 to 16 CTAs walk one column block in step (got " + std::to_string(c.group) + ")";
   if (c.group > 1 && (c.multicast > 1 || c.reduce_scatter || c.dsmem_reduce || c.pingpong))

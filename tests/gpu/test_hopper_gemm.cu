@@ -612,8 +612,9 @@ struct MlpBuffers {
 // instead of two: the same wgmma sequence per output element, so the bits of the cooperative 128x128
 // kernel (fp16: with the same, direct store) -- for ragged M/N/K, one row tile, an odd and an even number of
 // units per CTA (few CTAs: many rounds, the last unit's warpgroup alternating), row- and column-major
-// orders, None / GeLU / SwiGLU, fp16 and bf16, repeated runs with D poisoned. What pingpong cannot run
-// is refused.
+// orders, None / GeLU / SwiGLU, fp16 and bf16, repeated runs with D poisoned; fp16 also with the
+// staged pingpong epilogue ("-staged-pp": 64-column panels per warpgroup, TMA stores, or the
+// warpgroup's own copy-out where D is not 16-byte aligned). What pingpong cannot run is refused.
 TEST_F(HopperTest, PingpongIsBitIdenticalToCooperative) {
   std::mt19937 rng(37);
   int checked = 0;
@@ -643,18 +644,49 @@ TEST_F(HopperTest, PingpongIsBitIdenticalToCooperative) {
         expect_same_bits(g_coop, g_pp, D, size_t(M) * (act == Activation::SwiGLU ? N / 2 : N), 3);
         if (HasFatalFailure()) return;
         ++checked;
+        if (dt == DType::F16) {  // the staged pingpong epilogue: same bits, TMA stores
+          GemmConfig staged = pp;
+          staged.store = EpilogueStore::Staged;
+          GemmOp g_staged;
+          ASSERT_EQ(g_staged.prepare(args, staged), "");
+          expect_same_bits(g_coop, g_staged, D, size_t(M) * (act == Activation::SwiGLU ? N / 2 : N), 3);
+          if (HasFatalFailure()) return;
+          ++checked;
+        }
+      }
+      if (dt == DType::F16) {  // D 4 bytes off 16-byte alignment: no tensor map, the panels copied out
+        Buf D1(size_t(M) * N + 8);
+        GemmConfig coop{128, 1, 0};
+        coop.store = EpilogueStore::Direct;
+        GemmConfig staged = coop;
+        staged.pingpong = true;
+        staged.store = EpilogueStore::Staged;
+        const GemmArgs args{dt, A.d, B.d, D1.d + 2, M, N, K, Activation::GeLU};
+        GemmOp g_coop, g_staged;
+        ASSERT_EQ(g_coop.prepare(args, coop), "");
+        ASSERT_EQ(g_staged.prepare(args, staged), "");
+        SCOPED_TRACE("misaligned D, " + staged.name() + " M=" + std::to_string(M) + " N=" + std::to_string(N));
+        expect_same_bits(g_coop, g_staged, D1, size_t(M) * N + 2, 3);
+        if (HasFatalFailure()) return;
+        ++checked;
       }
     }
-  EXPECT_EQ(checked, 24);
+  EXPECT_EQ(checked, 24 + 12 + 3);
   const int M = 256, N = 512, K = 512;
   Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
   const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, Activation::None};
   for (const char* bad : {"128x256-pp", "64x128-pp", "128x128-pp-sk2", "128x128-pp-streamk", "128x128-pp-mc2",
-                          "128x128-staged-pp"}) {
+                          "128x128-staged-pp-sk2"}) {
     GemmConfig c;
     ASSERT_EQ(parse_gemm_config(bad, c), "") << bad;
     GemmOp g;
     EXPECT_NE(g.prepare(args, c), "") << bad << " was accepted";
+  }
+  {  // staged pingpong is instantiated for fp16 only
+    GemmConfig c;
+    ASSERT_EQ(parse_gemm_config("128x128-staged-pp", c), "");
+    GemmOp g;
+    EXPECT_NE(g.prepare(GemmArgs{DType::BF16, A.d, B.d, D.d, M, N, K, Activation::None}, c), "") << "bf16 staged pp accepted";
   }
   // Two CTAs per SM (-o2) exist for the convolutions only (ConvOp): GemmOp refuses them, saying so.
   for (const char* bad : {"128x128-o2", "64x128-o2", "64x128-sk2-o2"}) {

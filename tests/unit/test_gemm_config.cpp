@@ -96,18 +96,20 @@ TEST(GemmConfig, EpilogueStoreNamedOnlyWhereItDiffersFromTheTileDefault) {
   EXPECT_EQ(back.order, OrderKind::RowMajor);
 }
 
-// Pingpong tiles store directly: "-pp" alone names them (their default store), a staged pingpong
-// configuration keeps its "-staged" so that GemmOp can refuse it by name.
-TEST(GemmConfig, PingpongStoresDirectly) {
+// Pingpong tiles store directly by default: "-pp" alone names them; "-staged-pp" stages them (per
+// warpgroup, 64-column panels stored by TMA) and is a kernel function of its own.
+TEST(GemmConfig, PingpongStoresDirectlyUnlessStaged) {
   GemmConfig pp;
   pp.pingpong = true;
   EXPECT_FALSE(pp.staged());
   EXPECT_EQ(pp.name(), "128x128-pp");
   pp.store = EpilogueStore::Direct;
   EXPECT_EQ(pp.name(), "128x128-pp");
+  const std::string direct_function = pp.kernel_function();
   pp.store = EpilogueStore::Staged;
-  EXPECT_FALSE(pp.staged());
+  EXPECT_TRUE(pp.staged());
   EXPECT_EQ(pp.name(), "128x128-staged-pp");
+  EXPECT_NE(pp.kernel_function(), direct_function);
   GemmConfig back;
   ASSERT_EQ(parse_gemm_config("128x128-staged-pp", back), "");
   EXPECT_TRUE(back.pingpong);

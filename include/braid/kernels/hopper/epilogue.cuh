@@ -479,6 +479,52 @@ __device__ __forceinline__ void store_tile_tma(Accum& accum, const Coord& coord,
   }
 }
 
+// store_tile_tma for one warpgroup of a pingpong CTA (its tile's threads `threads`, barrier `bar`):
+// the tile goes out one 64-column panel at a time through `panel` (kRows x 64, 128-byte swizzled rows,
+// 1024-byte aligned: the warpgroup's half of the staging buffer), each panel one bulk tensor store. Before
+// a panel is written, thread 0 waits until the previous panel's store has read the buffer. Half the
+// buffer per warpgroup keeps the pipeline as deep as the cooperative staged kernel's; the waits between
+// panels run while the other warpgroup's MMAs keep the tensor cores busy. Without a tensor map for D
+// the warpgroup copies each panel out itself.
+template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
+__device__ __forceinline__ void store_tile_tma_panels(Accum& accum, const Coord& coord, Activation act, Element* D,
+                                                      int M, int n_out, int m0, int n0_out, int tile_n_out,
+                                                      const TileBias<Element, kBiasGroups>& bias,
+                                                      const Element* residual, Element* panel,
+                                                      const CUtensorMap* d_map, int t, int threads, uint32_t bar) {
+  static_assert(kCols % 64 == 0, "whole 64-column panels");
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(panel);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(panel));
+  // Unrolled over the tile's panels: each panel's share is a constant, so its pass holds only its own
+  // pairs' code and the earlier panels' accumulators are dead (a runtime loop spilled 454 bytes, ptxas).
+#pragma unroll
+  for (int pnl = 0; pnl < kCols / 64; ++pnl) {
+    const int lo = 64 * pnl;
+    if (lo >= tile_n_out) break;  // (SwiGLU: the output tile is half as wide)
+    if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
+    ptx::named_barrier_sync(bar, threads);
+    const ColumnShare share = ColumnShare::make(lo, lo + 64, kCols, tile_n_out);
+    auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(bytes + swizzled_offset(rl, cl - lo, kRows), v); };
+    for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+    if (d_map != nullptr) {
+      tma::fence_proxy_async_smem();
+      ptx::named_barrier_sync(bar, threads);
+      if (t == 0) {
+        tma::store_2d(d_map, base, n0_out + lo, m0);
+        tma::store_commit();
+      }
+      continue;
+    }
+    ptx::named_barrier_sync(bar, threads);
+    const int rows = min(kRows, M - m0), c_end = min(64, n_out - n0_out - lo);
+    for (int i = t; i < rows * 64; i += threads) {
+      const int rl = i / 64, c = i % 64;
+      if (c < c_end)
+        D[size_t(m0 + rl) * n_out + n0_out + lo + c] = *reinterpret_cast<const Element*>(bytes + swizzled_offset(rl, c, kRows));
+    }
+  }
+}
+
 // Split-K workspace layout: a thread's accumulator values in quads, quad q = values 4q .. 4q+3 (one
 // 8-column group's two columns in rows r and r + 8: AccumShape), stored as a float4 at q * threads + t
 // of the segment's slot. Consecutive threads' quads are contiguous (a warp's 16-byte stores and

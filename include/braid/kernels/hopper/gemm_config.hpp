@@ -85,8 +85,8 @@ struct GemmConfig {
   // Pingpong ("-pp"): the CTA's two consumer warpgroups take alternate tiles, a whole 128x128 tile
   // each, so one warpgroup's epilogue runs while the other's MMAs keep the tensor cores busy
   // (gemm_kernel.cuh). Cooperative (default): both warpgroups share each tile, and the tensor cores
-  // idle during its epilogue. Pingpong: 128x128 tiles, direct stores, data-parallel (no split-K,
-  // stream-K or multicast), static dispatch.
+  // idle during its epilogue. Pingpong: 128x128 tiles, data-parallel (no split-K, stream-K or
+  // multicast), static dispatch; direct stores, or (fp16, "-staged-pp") TMA stores of 64-column panels.
   bool pingpong = false;
   // Persistent CTAs per SM ("-o2"): 2 = two CTAs share each SM, each with half the shared memory (a
   // pipeline half as deep) and at most 128 registers per thread, so that two producers and two
@@ -96,8 +96,8 @@ struct GemmConfig {
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
   // PDL or stream order only.
   bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
-  // (Pingpong tiles store directly: -staged is refused, -direct is their default.)
-  bool staged() const { return !pingpong && stages_epilogue(tile_m, tile_n, store); }
+  // (Pingpong tiles store directly by default; "-staged-pp" stages them per warpgroup for TMA stores.)
+  bool staged() const { return pingpong ? store == EpilogueStore::Staged : stages_epilogue(tile_m, tile_n, store); }
   bool default_store() const {
     return pingpong ? store != EpilogueStore::Staged : staged() == stages_epilogue_by_default(tile_m, tile_n);
   }

@@ -95,7 +95,12 @@ struct PostSlot {
 // each computing a whole TileM x TileN tile; while one runs its epilogue the other's mainloop keeps
 // the tensor cores busy (CUTLASS's pingpong kernel measured 97% tensor-pipe activity on the MLP
 // shapes, against 90% for braid's cooperative 128x128; bench/results/gemm-shapes-*). braid's pingpong
-// measured 1.14-1.22x slower per tile than its cooperative kernel (docs/hopper-gemm.md): not yet why.
+// measured 1.14-1.22x slower per tile than its cooperative kernel (docs/hopper-gemm.md) with direct
+// stores: ncu (GPT-3 out, M=2048, session 37) put ~20% more L2 traffic under it than under the
+// cooperative kernel or CUTLASS's pingpong, and its consumers waited on the pipeline's full barriers
+// while the producer waited on the empty ones -- the half-sector stores of the direct epilogue
+// clogging the loads. Staged (Staged = true), each warpgroup stages its tile one 64-column panel at a
+// time in its own half of the staging buffer and stores each panel with TMA (store_tile_tma_panels).
 //
 // Segmented = false: the instantiation runs whole tiles only (data-parallel schedules); the split-K /
 // stream-K fixup (reduce_split_tile, reduce-scatter, the cluster exchange) is compiled out. Its mere
@@ -137,7 +142,7 @@ struct WarpSpecializedTraits {
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
-  static_assert(!Pingpong || (!Staged && ClusterM == 1), "pingpong tiles store directly, without multicast");
+  static_assert(!Pingpong || (ClusterM == 1 && TileN % 64 == 0), "pingpong tiles: no multicast; staged in 64-column panels");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
   // A tile's threads (pingpong: warpgroup 1's own barrier; 11-12 are the post hand-off's).
   static constexpr uint32_t tile_barrier(int wg) { return wg == 0 ? kConsumerBarrier : 13u; }
@@ -810,9 +815,14 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kTmaStore) {
-        detail::store_tile_tma<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out,
-                                                              bias, p.residual, smem.staging, p.d_tma ? &p.d_map : nullptr,
-                                                              t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
+        if constexpr (kPingpong)  // each warpgroup its own half of the buffer, a 64-column panel at a time
+          detail::store_tile_tma_panels<Traits::kBias, kTileM, kTileN>(
+              accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out, bias, p.residual,
+              smem.staging + wg * (kTileM * 64), p.d_tma ? &p.d_map : nullptr, t, kTileThreads, tile_barrier);
+        else
+          detail::store_tile_tma<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out,
+                                                                bias, p.residual, smem.staging, p.d_tma ? &p.d_map : nullptr,
+                                                                t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
         // Someone reads the tile's completion: its stores must be performed before the post (the
         // poster's release is cumulative over the barrier thread 0 arrives on after this).
         if ((posting || sp.trace != nullptr) && p.d_tma && t == 0) {
