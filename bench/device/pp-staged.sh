@@ -11,7 +11,7 @@ mkdir -p "$OUT/r"
 log=$OUT/r/gemm.log
 log_header "$log" "BIN=$BIN bash bench/device/pp-staged.sh"
 if [ -x "$BIN/braid_gpu_tests" ]; then
-  { log_header /dev/stdout "braid_gpu_tests"; timeout ${TEST_LIMIT:-300} "$BIN/braid_gpu_tests"; echo "exit $?"; } > "$OUT/r/gpu-tests.log" 2>&1
+  { echo "# braid_gpu_tests on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ), commit ${BRAID_COMMIT:-unknown}"; timeout ${TEST_LIMIT:-300} "$BIN/braid_gpu_tests"; echo "exit $?"; } > "$OUT/r/gpu-tests.log" 2>&1
   grep -E "^\[  (PASSED|FAILED)|^exit" "$OUT/r/gpu-tests.log"
 fi
 CONFIGS=128x128,128x128-staged,128x128-pp,128x128-staged-pp,128x256-staged

@@ -100,7 +100,9 @@ struct PostSlot {
 // cooperative kernel or CUTLASS's pingpong, and its consumers waited on the pipeline's full barriers
 // while the producer waited on the empty ones -- the half-sector stores of the direct epilogue
 // clogging the loads. Staged (Staged = true), each warpgroup stages its tile one 64-column panel at a
-// time in its own half of the staging buffer and stores each panel with TMA (store_tile_tma_panels).
+// time in its own half of the staging buffer and stores each panel with TMA (store_tile_tma_panels):
+// 0.96-1.09x the cooperative kernel's time (median 1.01x) where direct stores took 0.96-1.34x
+// (bench/results/pingpong-staged-h100-20261126/); CUTLASS's own pingpong stays 3-7% ahead on most shapes.
 //
 // Segmented = false: the instantiation runs whole tiles only (data-parallel schedules); the split-K /
 // stream-K fixup (reduce_split_tile, reduce-scatter, the cluster exchange) is compiled out. Its mere
@@ -785,7 +787,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       if (k_count > 0)
         bounded_barrier_wait([&] { return pipeline.consumer_try_wait(read) == cutlass::BarrierStatus::WaitDone; },
                              sp, kSitePipelineFull, uint32_t(read.index()), read.phase(), w.tile);
-      mainloop.mma(pipeline, read, accum, k_count, t, smem.tensors, p.mainloop);
+      // The pipeline state is the same in every consumer thread, but the compiler cannot tell (it is
+      // carried through the scheduler's unit loop): broadcast from lane 0 it becomes warp-uniform, and
+      // the mainloop's descriptor and barrier arithmetic moves to uniform registers.
+      read = PipelineState(__shfl_sync(0xffffffffu, read.index(), 0), __shfl_sync(0xffffffffu, read.phase(), 0),
+                           __shfl_sync(0xffffffffu, read.count(), 0));
+      mainloop.mma(pipeline, read, accum, __shfl_sync(0xffffffffu, k_count, 0), t, smem.tensors, p.mainloop);
       if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
       look_ahead();  // (kLookAhead: w stays this unit's; the last k-tile's MMAs are still running)
       mainloop.mma_tail(pipeline, read, k_count);
