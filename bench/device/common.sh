@@ -1,6 +1,8 @@
 # Sourced by the bench/device scripts: the provenance header of a result log and the optional GPU
 # tests before a measurement.
 #   log_header LOG "command line"      device, date, commit ($BRAID_COMMIT) and the command, into LOG
+#   gpu_tests_gate BIN OUT             all of BIN/braid_gpu_tests into OUT/gpu-tests.log (header: $NEW_COMMIT,
+#                                      device, date); returns 1, listing the failures, unless every test passed
 #   run_gpu_tests BIN OUT LOG          braid_gpu_tests --gtest_filter=$TESTS when TESTS is set (output
 #                                      in OUT/gpu-tests.log, the verdict appended to LOG); TESTS_GATE=1
 #                                      returns its failure
@@ -10,6 +12,15 @@ log_header() {
     echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
     echo "# command: $2"
   } > "$1"
+}
+gpu_tests_gate() {
+  { echo "# braid_gpu_tests (${NEW_COMMIT:-?}) on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ)"
+    timeout ${TEST_LIMIT:-240} "$1/braid_gpu_tests"; echo "exit $?"; } > "$2/gpu-tests.log" 2>&1
+  tail -3 "$2/gpu-tests.log"
+  if grep -q "^\[  FAILED  \]" "$2/gpu-tests.log" || ! grep -q "^\[  PASSED  \]" "$2/gpu-tests.log"; then
+    grep -E "FAILED|Failure" "$2/gpu-tests.log" | head -20
+    return 1
+  fi
 }
 run_gpu_tests() {
   [ -n "${TESTS:-}" ] && [ -x "$1/braid_gpu_tests" ] || return 0

@@ -13,13 +13,7 @@ OUT=${OUT:-/tmp/fastdiv-ab}
 PARTS=${PARTS:-tests gemm conv}
 mkdir -p "$OUT"
 if [[ " $PARTS " == *" tests "* ]]; then
-  { echo "# braid_gpu_tests (${NEW_COMMIT:-?}) on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ)"
-    timeout ${TEST_LIMIT:-200} "$NEW/braid_gpu_tests"; echo "exit $?"; } > "$OUT/gpu-tests.log" 2>&1
-  tail -4 "$OUT/gpu-tests.log"
-  if grep -q "^\[  FAILED  \]" "$OUT/gpu-tests.log" || ! grep -q "^\[  PASSED  \]" "$OUT/gpu-tests.log"; then
-    grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head -20
-    exit 1
-  fi
+  gpu_tests_gate "$NEW" "$OUT" || exit 1
 fi
 if [[ " $PARTS " == *" gemm "* ]]; then
   OLD=$OLD NEW=$NEW OUT=$OUT/gemm TOKENS=${TOKENS:-128,256} MLP_LIMIT=0 bash bench/device/act-ab.sh

@@ -12,13 +12,7 @@ source "$(dirname "$0")/common.sh"
 PARTS=${PARTS:-tests gemm}
 mkdir -p "$OUT"
 if [[ " $PARTS " == *" tests "* ]]; then
-  { echo "# braid_gpu_tests (${NEW_COMMIT:-?}) on $(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%FT%H:%MZ)"
-    timeout ${TEST_LIMIT:-240} "$NEW/braid_gpu_tests"; echo "exit $?"; } > "$OUT/gpu-tests.log" 2>&1
-  tail -3 "$OUT/gpu-tests.log"
-  if grep -q "^\[  FAILED  \]" "$OUT/gpu-tests.log" || ! grep -q "^\[  PASSED  \]" "$OUT/gpu-tests.log"; then
-    grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head -20
-    exit 1
-  fi
+  gpu_tests_gate "$NEW" "$OUT" || exit 1
 fi
 if [[ " $PARTS " == *" gemm "* ]]; then
   log="$OUT/gemm-ab.log"
