@@ -3,7 +3,7 @@
 # reasons) and scheduler sections and the SASS lines with the most stall samples, for one launch of
 # each configuration in CONFIGS on one layer/batch (the 4th launch: past braid-bench-conv's warm-up).
 #   BIN=.carry/bin LAYER=64x56 BATCH=32 CONFIGS="128x64-rowmajor 128x64-staged-rowmajor" OUT=dir \
-#     bash bench/device/conv-stalls.sh
+#     bash bench/device/conv-stalls.sh          (KEEP_REP=1 keeps the .ncu-rep files)
 set -uo pipefail
 BIN=${BIN:-build/tools}
 LAYER=${LAYER:-64x56}; BATCH=${BATCH:-32}; CONFIGS=${CONFIGS:-128x64-rowmajor}
@@ -18,5 +18,8 @@ for cfg in $CONFIGS; do
     --launch-skip 3 --launch-count 1 "$BIN/braid-bench-conv" --layers "$LAYER" --batches "$BATCH" --configs "$cfg" \
     --reps 6 > "$OUT/$tag-run.log" 2>&1
   "$NCU" --import "$OUT/$tag.ncu-rep" --page details 2>&1 | grep -v "^    ---" | head -160
-  "$NCU" --import "$OUT/$tag.ncu-rep" --page source --csv --print-source sass 2>/dev/null | python3 "$(dirname "$0")/ncu_top_sass.py"
+  "$NCU" --import "$OUT/$tag.ncu-rep" --page source --csv --print-source sass 2>/dev/null > "$OUT/$tag-sass.csv"
+  python3 "$(dirname "$0")/ncu_top_sass.py" < "$OUT/$tag-sass.csv"
+  gzip -f "$OUT/$tag-sass.csv"  # (per-instruction samples and execution counts, for bench/ncu_regions.py)
+  [ "${KEEP_REP:-0}" = 1 ] || rm -f "$OUT/$tag.ncu-rep"
 done
