@@ -3,6 +3,10 @@
 #   log_header LOG "command line"      device, date, commit ($BRAID_COMMIT) and the command, into LOG
 #   gpu_tests_gate BIN OUT             all of BIN/braid_gpu_tests into OUT/gpu-tests.log (header: $NEW_COMMIT,
 #                                      device, date); returns 1, listing the failures, unless every test passed
+#   ncu_profile NAME FILTER... -- BRAID_GEMM_ARGS
+#                                      one launch (the 4th) of $BIN/braid-gemm $M/$N/$K under ncu ($SECTIONS),
+#                                      kernels chosen by FILTER (ncu options); OUT/r/NAME-details.txt, -sass.csv
+#                                      (gzipped unless SASS_GZIP=0), -top.txt (the hottest SASS lines)
 #   run_gpu_tests BIN OUT LOG          braid_gpu_tests --gtest_filter=$TESTS when TESTS is set (output
 #                                      in OUT/gpu-tests.log, the verdict appended to LOG); TESTS_GATE=1
 #                                      returns its failure
@@ -21,6 +25,18 @@ gpu_tests_gate() {
     grep -E "FAILED|Failure" "$2/gpu-tests.log" | head -20
     return 1
   fi
+}
+ncu_profile() {
+  local name=$1 ncu; shift
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  local filt=(); while [ "$1" != "--" ]; do filt+=("$1"); shift; done; shift
+  timeout 150 $ncu --clock-control none $SECTIONS --import-source yes -f -o $OUT/r/$name "${filt[@]}" \
+    --launch-skip 3 --launch-count 1 $BIN/braid-gemm --m $M --n $N --k $K --reps 3 "$@" > $OUT/r/$name-run.log 2>&1
+  $ncu --import $OUT/r/$name.ncu-rep --page details > $OUT/r/$name-details.txt 2>&1
+  $ncu --import $OUT/r/$name.ncu-rep --page source --csv --print-source sass > $OUT/r/$name-sass.csv 2>/dev/null
+  python3 "$(dirname "${BASH_SOURCE[0]}")/ncu_top_sass.py" 40 < $OUT/r/$name-sass.csv > $OUT/r/$name-top.txt 2>&1
+  [ "${SASS_GZIP:-1}" = 0 ] || gzip -f $OUT/r/$name-sass.csv
+  rm -f $OUT/r/$name.ncu-rep
 }
 run_gpu_tests() {
   [ -n "${TESTS:-}" ] && [ -x "$1/braid_gpu_tests" ] || return 0
