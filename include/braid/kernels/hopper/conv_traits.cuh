@@ -147,6 +147,67 @@ struct ConvTraits
   static __device__ __forceinline__ uint32_t a_col_end(const Params& p, int k) {
     return (p.channel_blocks.mod(uint32_t(k)) + 1) * kTileK - 1;
   }
+  // The producer's walk over A's k-tiles (see WarpSpecializedTraits::a_cursor): the TMA im2col
+  // coordinate (c, w, h, n; filter offsets w, h) of each k-tile, kept in registers and stepped with adds.
+  // CuTe's view re-derives it at every copy from the row tile's linear pixel index (two FastDivmod
+  // divisions for (w, h, n)) and the k coordinate -- ~70 SASS instructions per k-tile in the thread that
+  // issues the loads, twice a GEMM's (bench/sass_producer_kstep.py). Here the view is evaluated once per
+  // unit: at the unit's first k-tile and one step along each k sub-mode (channel block, filter column,
+  // filter row), so the steps are whatever the view says they are.
+  struct Im2colACursor {
+    int32_t c, w, h, n;        // the current k-tile's coordinate: channel, the tile's first pixel
+    int32_t off_w, off_h;      // and the filter tap's offsets
+    int32_t c_first, off_w_first, dc, dw, dh;  // channel / offsets at channel block 0, column 0; steps
+    int32_t cb, cb_count, s, s_count;          // channel block within the tap, filter column
+    template <class TmaA, class Dst>
+    __device__ __forceinline__ void load(const TmaA& tma, uint64_t& bar, Dst&& dst) const {
+      cute::SM90_TMA_LOAD_IM2COL_4D::copy(tma.get_tma_descriptor(), &bar, cute::raw_pointer_cast(dst.data()), c, w, h, n,
+                                          uint16_t(off_w), uint16_t(off_h));
+    }
+    __device__ __forceinline__ void operator++() {
+      c += dc;
+      if (++cb == cb_count) {
+        cb = 0;
+        c = c_first;
+        off_w += dw;
+        if (++s == s_count) {
+          s = 0;
+          off_w = off_w_first;
+          off_h += dh;
+        }
+      }
+    }
+  };
+  template <class TensorA>
+  static __device__ __forceinline__ Im2colACursor a_cursor(const TensorA& tAgA, int k) {
+    using namespace cute;
+    const auto shape_k = shape<3>(tAgA);  // (C/64, S, R)
+    static_assert(rank(decltype(shape_k){}) == 3, "A's k-mode is (channel block, filter column, filter row)");
+    // The TMA coordinate (c, (w, h), n, (off_w, off_h)) of k coordinate kc, as the copy reads it.
+    auto at = [&](auto kc) { return flatten(tAgA(_, _, _, kc)(Int<0>{})); };
+    const auto o = at(make_coord(0, 0, 0));
+    const auto oc = at(make_coord(1, 0, 0));
+    const auto os = at(make_coord(0, 1, 0));
+    const auto orr = at(make_coord(0, 0, 1));
+    const auto kc = idx2crd(k, shape_k);
+    Im2colACursor a;
+    a.dc = int32_t(get<0>(oc)) - int32_t(get<0>(o));
+    a.dw = int32_t(get<4>(os)) - int32_t(get<4>(o));
+    a.dh = int32_t(get<5>(orr)) - int32_t(get<5>(o));
+    a.cb = int32_t(get<0>(kc));
+    a.s = int32_t(get<1>(kc));
+    a.cb_count = int32_t(get<0>(shape_k));
+    a.s_count = int32_t(get<1>(shape_k));
+    a.c_first = int32_t(get<0>(o));
+    a.off_w_first = int32_t(get<4>(o));
+    a.c = a.c_first + a.cb * a.dc;
+    a.w = int32_t(get<1>(o));
+    a.h = int32_t(get<2>(o));
+    a.n = int32_t(get<3>(o));
+    a.off_w = a.off_w_first + a.s * a.dw;
+    a.off_h = int32_t(get<5>(o)) + int32_t(get<2>(kc)) * a.dh;
+    return a;
+  }
   // Channel blocks cycle once per tap: a unit may read any of them, from its first k-tile on.
   static __device__ __forceinline__ uint32_t a_first_col(const Params&, int) { return 0; }
   static __device__ __forceinline__ uint32_t a_last_col(const Params& p, int) { return uint32_t(p.channels) - 1; }

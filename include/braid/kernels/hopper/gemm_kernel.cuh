@@ -258,6 +258,29 @@ struct WarpSpecializedTraits {
         p.d_tma = 1;
     }
   }
+
+  // The producer's walk over A's k-tiles (produce): a_cursor(tAgA, k) stands at k-tile k of the unit's row
+  // tile (tAgA: the TMA partition of that row tile, (TMA, TMA_M, TMA_K, k)); load() issues that k-tile's
+  // TMA load into a pipeline stage, ++ moves to the next k-tile. This one indexes the TMA view with a
+  // coordinate iterator over A's k-mode (as CUTLASS's collectives do: an int for a GEMM); indexing it
+  // with the flat k-tile index cost a convolution's producer two integer divisions per k-tile.
+  // ConvTraits has its own (conv_traits.cuh).
+  template <class TensorA, class KIterator>
+  struct ViewACursor {
+    TensorA tAgA;
+    KIterator k;
+    template <class TmaA, class Dst>
+    __device__ __forceinline__ void load(const TmaA& tma, uint64_t& bar, Dst&& dst) const {
+      cute::copy(tma.with(bar, 0), tAgA(cute::_, cute::_, cute::_, *k), dst);
+    }
+    __device__ __forceinline__ void operator++() { ++k; }
+  };
+  template <class TensorA>
+  static __device__ __forceinline__ auto a_cursor(const TensorA& tAgA, int k) {
+    const auto shape_k = cute::shape<3>(tAgA);
+    auto it = cute::make_coord_iterator(cute::idx2crd(k, shape_k), shape_k);
+    return ViewACursor<TensorA, decltype(it)>{tAgA, it};
+  }
 };
 
 // 128 rows: cooperative (two consumer warpgroups of 64 rows); 64 rows: one consumer warpgroup, so
@@ -369,11 +392,9 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   auto tma_b = p.mainloop.tma_load_b.get_slice(mc_rank);
   Tensor tAsA = tma_a.partition_D(sA);
   Tensor tBsB = tma_b.partition_D(sB);
-  // A's k-mode: an int for a GEMM, (channel block, s, r) for a convolution (conv_traits.cuh). The k-loop
-  // walks it with a coordinate iterator (as CUTLASS's collectives do): indexing it with the flat k-tile
-  // index cost a convolution's producer two runtime integer divisions per k-tile, and the one thread
-  // that issues the loads is what bounds a convolution's mainloop.
-  const auto a_k_shape = shape<3>(gA_mk);
+  // A's k-tiles are walked by the traits' cursor (Traits::a_cursor): the one thread that issues the loads
+  // runs one dependent chain per k-tile, and a convolution's im2col coordinates cost it twice a GEMM's
+  // instructions when re-derived from the TMA view at every k-tile.
   const bool weights_first = !kWait || sp.has(kWeightsFirst);
   const uint64_t epoch = smem.bs.epoch;
   ColumnWaiterWarp waiter;
@@ -393,7 +414,12 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     // ahead): a unit that started while its producer was still running pays for the probes only.
     auto load_unit = [&](auto with_waits, int k) {
       constexpr bool kW = decltype(with_waits)::value;
-      auto a_k = make_coord_iterator(idx2crd(k, a_k_shape), a_k_shape);  // A's coordinate of k-tile k
+      // B before A, except while waiting without optimization R (kWeightsFirst overlaps B's load with the
+      // wait). The plain loop always loads B first: once nothing is waited for, the order of a stage's two
+      // loads changes nothing, and the choice made per k-tile cost a waiting kernel's plain loop ~17 SASS
+      // instructions per k-tile in the thread that issues the loads.
+      const bool b_first = !kW || weights_first;
+      auto a_k = Traits::a_cursor(tAgA, k);  // A's k-tile k
       for (; k < int(w.k_end); ++k, ++a_k) {
         if constexpr (kW)
           if (!ok || waiter.ready_until > c_last) break;  // uniform over the warp (ballot-derived state)
@@ -404,7 +430,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
           // results. A stage the consumers never release means they are stuck, in a bounded wait or
           // where Chain::check's deadline sees it.)
           pipeline.producer_acquire(write);
-          if (weights_first)
+          if (b_first)
             copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
                  tBsB(_, _, _, stage));
         }
@@ -421,8 +447,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         }
         if (elected) {
           auto* bar = pipeline.producer_get_barrier(write);
-          copy(p.mainloop.tma_load_a.with(*bar, 0), tAgA(_, _, _, *a_k), tAsA(_, _, _, stage));
-          if (!weights_first)
+          a_k.load(p.mainloop.tma_load_a, *bar, tAsA(_, _, _, stage));
+          if (!b_first)
             copy(p.mainloop.tma_load_b.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
         }
         ++write;
