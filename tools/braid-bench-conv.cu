@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   std::string commit = BRAID_GIT_COMMIT;
   std::string configs_arg;  // empty: the built-in candidates
   bool unit_trace = false;  // per-unit trace summaries of each layer's four fastest configurations
+  std::string unit_trace_dir;  // and, when set, each traced run's units as CSV (smid, times: bench/unit_trace_sm.py)
   // What the L2 holds when a timed repetition starts: cold (evicted: the default, as in a network, where
   // each layer's filters are read once per pass), filters (evicted, then both filters and X read back in:
   // what streaming the filters from DRAM costs), warm (nothing evicted).
@@ -96,11 +97,16 @@ int main(int argc, char** argv) {
     else if (a == "--trace-dir") trace_dir = next();
     else if (a == "--configs") configs_arg = next();
     else if (a == "--unit-trace") unit_trace = true;
+    else if (a == "--unit-trace-dir") {
+      unit_trace_dir = next();
+      unit_trace = true;
+    }
     else if (a == "--l2") l2_mode = next();
     else {
       std::fprintf(stderr,
                    "usage: braid-bench-conv [--layers 64x56,128x28,...] [--batches 1,4,...] [--reps N] [--out CSV]\n"
                    "                        [--peers conv_torch.csv] [--commit HASH] [--trace-dir DIR] [--unit-trace]\n"
+                   "                        [--unit-trace-dir DIR]  (--unit-trace, plus one CSV per traced run)\n"
                    "                        [--l2 cold|filters|warm]\n"
                    "                        [--configs 128x64-rowmajor,128x64-staged-sk2-rowmajor,...]\n");
       return a == "--help" ? 0 : 2;
@@ -258,8 +264,15 @@ int main(int argc, char** argv) {
             // Twice: the first run after another instantiation's runs is the cold one (kernel switch).
             for (const char* run : {"first", "again"}) {
               timer.evict();  // the L2 as the timed repetitions start (--l2)
+              const std::vector<hopper::UnitTrace> recs = op.trace_units(s);
               std::printf("  unit trace %s (%s): %s\n", found[i].second.name().c_str(), run,
-                          bench::describe(bench::summarize_unit_trace(op.trace_units(s))).c_str());
+                          bench::describe(bench::summarize_unit_trace(recs)).c_str());
+              if (!unit_trace_dir.empty()) {
+                const std::string path = unit_trace_dir + "/units-conv-" + shape_tag + "-" + (in == X ? "c1" : "c2") + "-" +
+                                         found[i].second.name() + "-" + run + ".csv";
+                if (!bench::write_unit_trace_csv(path, recs))
+                  std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
+              }
             }
           }
         return found;  // every candidate, fastest first (the pair choice below looks past the first two)

@@ -2,12 +2,34 @@
 #include "braid/kernels/hopper/gemm_op.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "braid/runtime/chain.cuh"
 
 namespace braid::hopper {
+
+namespace {
+int g_placement_cluster = -1;  // -1: not read from the environment yet
+}
+int placement_cluster_size() {
+  if (g_placement_cluster < 0) {
+    const char* e = std::getenv("BRAID_PLACEMENT_CLUSTER");
+    g_placement_cluster = e ? std::atoi(e) : 1;
+  }
+  return g_placement_cluster;
+}
+namespace {
+std::atomic<long> g_placement_launches{0};
+}
+long placement_cluster_launches() { return g_placement_launches.load(); }
+void note_placement_cluster_launch() { ++g_placement_launches; }
+void set_placement_cluster(int size) {
+  if (size != 1 && size != 2 && size != 4 && size != 8)
+    throw std::invalid_argument("set_placement_cluster: clusters of 1, 2, 4 or 8 CTAs, not " + std::to_string(size));
+  g_placement_cluster = size;
+}
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256(bool segmented);

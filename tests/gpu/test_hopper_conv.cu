@@ -344,7 +344,16 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
 
 }  // namespace
 
-TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
+// Sets the process-wide placement clusters (gemm_op.hpp) for a scope, and back to plain launches after.
+struct PlacementScope {
+  explicit PlacementScope(int size) { braid::hopper::set_placement_cluster(size); }
+  ~PlacementScope() { braid::hopper::set_placement_cluster(1); }
+};
+
+// Every synchronized chain variant of conv_chain_configs(), run under `placement` (clusters that only
+// place the CTAs: 1 = plain launches), bit-identical to stream order under plain launches, which is
+// checked against the host first.
+void check_conv_chains_against_stream_order(int placement) {
   std::mt19937 rng(23);
   const int N = 2, H = 14, W = 14, C = 64, K1 = 128, K2 = 64;
   const size_t pix = size_t(N) * H * W;
@@ -377,7 +386,10 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
       const auto r2 = conv_reference(to_floats(Y1, dt), W2, B2, N, H, W, K1, K2, true, dt);
       EXPECT_LT(rel_error(r2, Y2, dt), 2e-3);
     }
-    for (const auto& v : conv_sync_variants()) {
+    PlacementScope placed(placement);
+    std::vector<ConvChainVariant> variants = conv_sync_variants();
+    if (placement > 1) variants.insert(variants.begin(), stream);  // stream order itself, placed
+    for (const auto& v : variants) {
       if (v.dynamic && (g1.stream_k || g2.stream_k || g1.multicast > 1 || g2.multicast > 1)) {
         // stream-K segments are bound to their CTAs; multicast clusters walk their tile groups statically
         EXPECT_THROW(ConvChain(p, v), PlanError);
@@ -402,6 +414,21 @@ TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) {
     }
   }
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
+}
+
+TEST_F(HopperTest, ConvChainSyncIsBitIdenticalToStreamOrder) { check_conv_chains_against_stream_order(1); }
+
+// Placement clusters (launch_kernel_persistent): the same kernels launched in clusters of 2 and 4 that
+// use no cluster feature -- each CTA's pipeline releases stay local (release_stages_locally) -- give the
+// same bits in every variant; the launches that could be clusters of that size were.
+TEST_F(HopperTest, PlacementClustersAreBitIdenticalToPlainLaunches) {
+  for (int placement : {4, 2}) {
+    SCOPED_TRACE("placement clusters of " + std::to_string(placement));
+    const long before = braid::hopper::placement_cluster_launches();
+    check_conv_chains_against_stream_order(placement);
+    EXPECT_GT(braid::hopper::placement_cluster_launches(), before);
+  }
+  EXPECT_THROW(braid::hopper::set_placement_cluster(3), std::invalid_argument);
 }
 
 // Two same-width 3x3 convs in a chain (C -> K -> K), fp16, small random data: the buffers and the

@@ -45,6 +45,40 @@ int resident_ctas_per_sm() {
   return std::max(1, std::min(n, Traits::kCtasPerSm));
 }
 
+// Placement clusters (placement_cluster_size(), gemm_op.hpp): launch a kernel that uses no cluster
+// feature in clusters anyway, only for where the hardware then puts its CTAs. A grid of fewer
+// CTAs than SMs, launched plainly, lands unevenly over the GPCs (an H100 put 14 of 80 CTAs on one GPC
+// and 9-10 on the others), and an SM's rate of reading the L2 falls with the busy SMs of its GPC; as
+// clusters of 4 the spread is even (bench/micro/sm_topology.cu: the slowest of 80 SMs streaming the L2
+// at 87 instead of 77 B/ns, of 40 at 135 instead of 90). Used where every CTA still fits at once
+// as such clusters and the CTA count is whole clusters; 1 (none) otherwise.
+template <class Traits>
+unsigned placement_cluster(int ctas) {
+  const int v = placement_cluster_size();
+  const unsigned asked = (v == 2 || v == 4 || v == 8) ? unsigned(v) : 1u;
+  if (asked <= 1 || Traits::kCtasPerSm != 1 || ctas % int(asked) != 0) return 1;
+  static int fits[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};  // clusters of `asked` resident at once
+  int& fit = fits[asked];
+  if (fit < 0) fit = [asked] {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(asked);
+    cfg.blockDim = dim3(Traits::kThreads);
+    cfg.dynamicSmemBytes = Traits::kSmemBytes;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim = {asked, 1, 1};
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, hopper_gemm_kernel<Traits>, &cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return ctas <= fit * int(asked) ? asked : 1u;
+}
+
 // One persistent launch of the kernel of `Traits` (PDL attribute when asked).
 template <class Traits>
 void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, bool pdl, int ctas,
@@ -64,7 +98,11 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   }
   // Clusters: split-K through distributed shared memory (a tile's segments), or B multicast (a group
   // of vertically adjacent tiles). Consecutive blocks along x form a cluster (PersistentScheduler).
-  const unsigned cluster = Traits::kMulticast > 1 ? unsigned(Traits::kMulticast) : params.sched.cluster;
+  unsigned cluster = Traits::kMulticast > 1 ? unsigned(Traits::kMulticast) : params.sched.cluster;
+  if (cluster <= 1) {
+    cluster = placement_cluster<Traits>(ctas);
+    if (cluster > 1) note_placement_cluster_launch();
+  }
   if (cluster > 1) {
     if (ctas % int(cluster) != 0)
       throw std::logic_error(std::string(what) + ": " + std::to_string(ctas) + " CTAs are not whole clusters of " +

@@ -667,7 +667,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   pp.num_consumers = Traits::kTileThreads;  // the threads that consume (and release) one stage
   pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
   Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
-  if (exchange) release_stages_locally(pipeline);
+  // Any launch in clusters without multicast -- the split-K exchange, or clusters that only place the
+  // CTAs (launch_kernel_persistent, BRAID_PLACEMENT_CLUSTER) -- keeps each CTA's stage releases local.
+  if (Traits::kMulticast == 1 && cluster::size() > 1) release_stages_locally(pipeline);
 
   begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast

@@ -141,6 +141,15 @@ class GemmOp : public PersistentOp {
   GemmArgs args_;
 };
 
+// Placement clusters for the persistent kernels (launch_kernel_persistent): 1 = plain launches, or 2 / 4 /
+// 8 = launch a kernel that uses no cluster feature in clusters of that size anyway, for where the
+// hardware then puts its CTAs (gemm_device.cuh, placement_cluster). Process-wide; the environment
+// variable BRAID_PLACEMENT_CLUSTER sets it at the first launch, set_placement_cluster at any time.
+int placement_cluster_size();
+void set_placement_cluster(int size);
+long placement_cluster_launches();  // launches made as placement clusters so far (tests)
+void note_placement_cluster_launch();
+
 // Host-side packing of SwiGLU weights: W [K, 2F] = [gate | up] -> packed [K, 2F] where each tile_n
 // block holds tile_n/2 gate columns then the same tile_n/2 up columns. F must be a multiple of tile_n/2.
 template <class T>
