@@ -344,10 +344,13 @@ std::vector<std::pair<GemmConfig, GemmConfig>> conv_chain_configs() {
 
 }  // namespace
 
-// Sets the process-wide placement clusters (gemm_op.hpp) for a scope, and back to plain launches after.
+// Sets the process-wide placement clusters (gemm_op.hpp) for a scope, and back to what they were after.
 struct PlacementScope {
-  explicit PlacementScope(int size) { braid::hopper::set_placement_cluster(size); }
-  ~PlacementScope() { braid::hopper::set_placement_cluster(1); }
+  explicit PlacementScope(int size) : previous(braid::hopper::placement_cluster_size()) {
+    braid::hopper::set_placement_cluster(size);
+  }
+  ~PlacementScope() { braid::hopper::set_placement_cluster(previous); }
+  int previous;
 };
 
 // Every synchronized chain variant of conv_chain_configs(), run under `placement` (clusters that only
@@ -374,8 +377,11 @@ void check_conv_chains_against_stream_order(int placement) {
     ConvChain base(p, stream);
     Y1.poison();
     Y2.poison();
-    base.run(s);
-    base.check(s);
+    {
+      PlacementScope plain(1);
+      base.run(s);
+      base.check(s);
+    }
     Y1.download();
     Y2.download();
     const std::vector<uint16_t> want1 = Y1.h, want2 = Y2.h;

@@ -143,8 +143,9 @@ class GemmOp : public PersistentOp {
 
 // Placement clusters for the persistent kernels (launch_kernel_persistent): 1 = plain launches, or 2 / 4 /
 // 8 = launch a kernel that uses no cluster feature in clusters of that size anyway, for where the
-// hardware then puts its CTAs (gemm_device.cuh, placement_cluster). Process-wide; the environment
-// variable BRAID_PLACEMENT_CLUSTER sets it at the first launch, set_placement_cluster at any time.
+// hardware then puts its CTAs (gemm_device.cuh, placement_cluster). Process-wide, 4 unless the
+// environment variable BRAID_PLACEMENT_CLUSTER says otherwise at the first launch; set_placement_cluster
+// changes it at any time (tests, A/B runs).
 int placement_cluster_size();
 void set_placement_cluster(int size);
 long placement_cluster_launches();  // launches made as placement clusters so far (tests)
