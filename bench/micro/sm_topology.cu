@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/core/sync_ptx.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 
 namespace {
@@ -41,25 +42,17 @@ namespace {
     }                                                                                             \
   } while (0)
 
-__device__ __forceinline__ uint64_t now_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ uint32_t sm_id() {
-  uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
+using braid::ptx::globaltimer_ns;
+using braid::ptx::smid;
 
 // Part 1: every CTA records its SM and holds it for hold_ns, so that the launch's clusters are all
 // resident at once (and land on different SMs from one launch to the next).
 __global__ void where_kernel(uint32_t* smids, uint64_t hold_ns) {
   extern __shared__ uint8_t hold_smem[];  // (sized for one CTA per SM)
   if (threadIdx.x == 0) {
-    smids[blockIdx.x] = sm_id();
-    const uint64_t t0 = now_ns();
-    while (now_ns() - t0 < hold_ns) {
+    smids[blockIdx.x] = smid();
+    const uint64_t t0 = globaltimer_ns();
+    while (globaltimer_ns() - t0 < hold_ns) {
     }
   }
 }
@@ -78,7 +71,7 @@ __global__ void stream_kernel(const uint8_t* buf, uint32_t buf_chunks, uint32_t 
                               uint32_t first_k, StreamRecord* out) {
   extern __shared__ __align__(1024) uint8_t smem[];
   __shared__ uint64_t full[kStages];
-  const uint32_t s = sm_id();
+  const uint32_t s = smid();
   const bool active = selected != nullptr ? selected[s] != 0 : blockIdx.x < first_k;
   if (threadIdx.x != 0) return;
   StreamRecord r{};
@@ -92,7 +85,7 @@ __global__ void stream_kernel(const uint8_t* buf, uint32_t buf_chunks, uint32_t 
   braid::tma::fence_init();
   const uint32_t dst0 = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   uint32_t c = (blockIdx.x * 2654435761u) % buf_chunks;
-  r.t0 = now_ns();
+  r.t0 = globaltimer_ns();
   for (uint32_t i = 0; i < chunks; ++i) {
     const int st = int(i % kStages);
     if (i >= kStages) braid::tma::wait(&full[st], ((i / kStages) - 1) & 1u);
@@ -106,7 +99,7 @@ __global__ void stream_kernel(const uint8_t* buf, uint32_t buf_chunks, uint32_t 
   }
   for (uint32_t i = chunks > kStages ? chunks - kStages : 0; i < chunks; ++i)
     braid::tma::wait(&full[i % kStages], (i / kStages) & 1u);
-  r.t1 = now_ns();
+  r.t1 = globaltimer_ns();
   r.bytes = uint64_t(chunks) * kChunk;
   out[blockIdx.x] = r;
 }

@@ -260,6 +260,29 @@ TEST(WorkSchedule, RandomShapesKeepEveryInvariant) {
   }
 }
 
+// A launch padded to whole placement clusters (gemm_device.cuh) has CTAs past busy_ctas(): they walk
+// nothing, and every CTA below it walks at least one unit (so padding never takes work from anyone).
+TEST(WorkSchedule, CtasPastTheBusyOnesWalkNothing) {
+  std::mt19937 rng(20261127);
+  for (int i = 0; i < 400; ++i) {
+    const uint32_t tiles = 1 + rng() % 300, k_tiles = 1 + rng() % 100, ctas = 1 + rng() % 140;
+    const Decomposition kind = Decomposition(rng() % 3);
+    const uint32_t splits = kind == Decomposition::SplitK ? 1 + rng() % std::min<uint32_t>(k_tiles, 8) : 1;
+    const WorkSchedule s = WorkSchedule::make(kind, tiles, k_tiles, ctas, splits, 1 + rng() % 8, rng() % 2 == 0);
+    const uint32_t busy = s.busy_ctas();
+    WorkUnit u;
+    for (uint32_t b = 0; b < busy; ++b) {
+      auto c = s.begin(b);
+      EXPECT_TRUE(s.next(c, u)) << describe(s) << " CTA " << b;
+    }
+    for (uint32_t b = busy; b < busy + 8; ++b) {
+      auto c = s.begin(b);
+      EXPECT_FALSE(s.next(c, u)) << describe(s) << " padded CTA " << b;
+    }
+    if (HasFailure()) break;
+  }
+}
+
 // CTA groups (multicast clusters of 2, GemmConfig::group of 2-8): the schedule deals tile groups to CTA
 // groups; every member of a group gets its own position and workspace slots, none shared with any
 // other tile's, every (member tile, k-tile) iteration is still computed once, and a group's members

@@ -45,38 +45,46 @@ int resident_ctas_per_sm() {
   return std::max(1, std::min(n, Traits::kCtasPerSm));
 }
 
+// Clusters of `size` CTAs of the kernel of `Traits` that are resident on the GPU at once (0 if none or
+// the query fails).
+template <class Traits>
+int resident_clusters(int size) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(unsigned(size));
+  cfg.blockDim = dim3(Traits::kThreads);
+  cfg.dynamicSmemBytes = Traits::kSmemBytes;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim = {unsigned(size), 1, 1};
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, hopper_gemm_kernel<Traits>, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
 // Placement clusters (placement_cluster_size(), gemm_op.hpp): launch a kernel that uses no cluster
 // feature in clusters anyway, only for where the hardware then puts its CTAs. A grid of fewer
 // CTAs than SMs, launched plainly, lands unevenly over the GPCs (an H100 put 14 of 80 CTAs on one GPC
-// and 9-10 on the others), and an SM's rate of reading the L2 falls with the busy SMs of its GPC; as
-// clusters of 4 the spread is even (bench/micro/sm_topology.cu: the slowest of 80 SMs streaming the L2
-// at 87 instead of 77 B/ns, of 40 at 135 instead of 90). Used where every CTA still fits at once
-// as such clusters and the CTA count is whole clusters; 1 (none) otherwise.
+// and 9-10 on the others), and an SM's rate of reading the L2 falls with the busy SMs of its GPC
+// (bench/micro/sm_topology.cu: ~1.1 TB/s per GPC); as clusters of 4 they land 8-12 per GPC (a deep
+// conv's k-steps: 0.18-0.19 us on the crowded GPC before, 0.13-0.15 everywhere after; docs/hopper-conv.md,
+// "Where the CTAs land"). Used where every CTA still fits at once
+// as such clusters; 1 (none) otherwise. The launch is padded to whole clusters: the CTAs past the
+// schedule's walk no units (WorkSchedule::begin) and only count themselves done.
 template <class Traits>
 unsigned placement_cluster(int ctas) {
   const int v = placement_cluster_size();
   const unsigned asked = (v == 2 || v == 4 || v == 8) ? unsigned(v) : 1u;
-  if (asked <= 1 || Traits::kCtasPerSm != 1 || ctas % int(asked) != 0) return 1;
+  if (asked <= 1 || Traits::kCtasPerSm != 1) return 1;
   static int fits[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};  // clusters of `asked` resident at once
   int& fit = fits[asked];
-  if (fit < 0) fit = [asked] {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(asked);
-    cfg.blockDim = dim3(Traits::kThreads);
-    cfg.dynamicSmemBytes = Traits::kSmemBytes;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim = {asked, 1, 1};
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, hopper_gemm_kernel<Traits>, &cfg) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return n;
-  }();
-  return ctas <= fit * int(asked) ? asked : 1u;
+  if (fit < 0) fit = resident_clusters<Traits>(int(asked));
+  const int padded = (ctas + int(asked) - 1) / int(asked) * int(asked);
+  return padded <= fit * int(asked) ? asked : 1u;
 }
 
 // One persistent launch of the kernel of `Traits` (PDL attribute when asked).
@@ -101,7 +109,11 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   unsigned cluster = Traits::kMulticast > 1 ? unsigned(Traits::kMulticast) : params.sched.cluster;
   if (cluster <= 1) {
     cluster = placement_cluster<Traits>(ctas);
-    if (cluster > 1) note_placement_cluster_launch();
+    if (cluster > 1) {
+      ctas = (ctas + int(cluster) - 1) / int(cluster) * int(cluster);
+      cfg.gridDim = dim3(unsigned(ctas));
+      note_placement_cluster_launch();
+    }
   }
   if (cluster > 1) {
     if (ctas % int(cluster) != 0)
@@ -124,22 +136,7 @@ int max_active_clusters(int size) {
   const bool runs_as = Traits::kMulticast > 1 ? size == Traits::kMulticast
                                               : (Traits::kClusterExchange && size == 2) ||
                                                     (Traits::kClusterReduce && size >= 2 && size <= 8);
-  if (!runs_as) return 0;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(size));
-  cfg.blockDim = dim3(Traits::kThreads);
-  cfg.dynamicSmemBytes = Traits::kSmemBytes;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim = {unsigned(size), 1, 1};
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, hopper_gemm_kernel<Traits>, &cfg) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
+  return runs_as ? resident_clusters<Traits>(size) : 0;
 }
 
 // Per-unit trace records for the next launches of a kernel with these parameters (KernelBase::set_unit_trace).

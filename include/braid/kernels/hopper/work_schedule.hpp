@@ -196,8 +196,14 @@ struct WorkSchedule {
   }
 
   // --- iteration (host and device): for (c = begin(b); next(b, c, w);) ... ----------------------
+  // CTA (group) b's first unit. CTAs past busy_ctas() -- a launch padded to whole placement clusters
+  // (gemm_device.cuh) -- walk nothing.
   BRAID_HD Cursor begin(uint32_t b) const {
     Cursor c;
+    if (b >= busy_ctas()) {
+      c.u = 0xffffffffu;  // past every indexed unit; no stream-K range
+      return c;
+    }
     c.u = b;
     if (kind == Decomposition::StreamK && b < sk_ctas) {
       c.g = tail_start(b);
