@@ -16,7 +16,8 @@ namespace {
 // 512x7 N=12 34.8 -> 30.5 us) and left the MLP chains within 1% (bench/results/placement-clusters-h100-20261126/).
 constexpr int kDefaultPlacementCluster = 4;
 int g_placement_cluster = -1;  // -1: not read from the environment yet
-}
+std::atomic<long> g_placement_launches{0};
+}  // namespace
 int placement_cluster_size() {
   if (g_placement_cluster < 0) {
     const char* e = std::getenv("BRAID_PLACEMENT_CLUSTER");
@@ -29,9 +30,6 @@ int placement_cluster_size() {
     }
   }
   return g_placement_cluster;
-}
-namespace {
-std::atomic<long> g_placement_launches{0};
 }
 long placement_cluster_launches() { return g_placement_launches.load(); }
 void note_placement_cluster_launch() { ++g_placement_launches; }
