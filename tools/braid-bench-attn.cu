@@ -195,6 +195,15 @@ int main(int argc, char** argv) {
       c.store = hopper::EpilogueStore::Staged;
       v.push_back(c);
     }
+    // 64x192 (one consumer warpgroup): the one-wave tiling of LLaMA's QKV GEMM at S = 512 (8 x 16 = 128
+    // tiles, where 128x128 gives 96 and 128x192 64), as of GEMM 1 of LLaMA's MLP at T = 256.
+    if (M > 64 && M <= 512 && N % 192 == 0)
+      for (auto store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Staged}) {
+        GemmConfig c{192, 1, 0};
+        c.tile_m = 64;
+        c.store = store;
+        v.push_back(c);
+      }
     return v;
   };
 

@@ -273,12 +273,13 @@ int main(int argc, char** argv) {
                  hW2 = to_floats(dl(W2, size_t(F) * H), dt);
 #ifdef BRAID_HAVE_HOPPER
       // braid's SwiGLU GEMM reads W1 packed per tile width (gate and up columns of a tile side by side).
-      std::map<int, void*> W1packed;  // by tile width (the packing's block); only widths that divide 2F
+      // Where half the width does not divide F (LLaMA's F = 2752 in 96- or 192-wide tiles), the last block
+      // is padded with zero columns (hopper::swiglu_packed_cols; GEMM 1 then runs with n_out = F).
+      std::map<int, void*> W1packed;  // by tile width (the packing's block)
       if (llama)
-        for (int tn : {64, 128, 192, 256}) {
-          if (F % (tn / 2) != 0) continue;  // (LLaMA's F = 2752: not 192-wide blocks)
+        for (int tn : {64, 96, 128, 192, 256}) {
           const auto raw = dl(W1, size_t(H) * F1);
-          std::vector<uint16_t> packed(raw.size());
+          std::vector<uint16_t> packed(size_t(H) * hopper::swiglu_packed_cols(F, tn));
           hopper::pack_swiglu_columns(raw.data(), packed.data(), H, F, tn);
           BRAID_CUDA_CHECK(cudaMalloc(&W1packed[tn], packed.size() * 2));
           BRAID_CUDA_CHECK(cudaMemcpy(W1packed[tn], packed.data(), packed.size() * 2, cudaMemcpyHostToDevice));
@@ -367,8 +368,9 @@ int main(int argc, char** argv) {
           const int Nout = first ? F : H, K = first ? H : F;
           auto try_config = [&](const workloads::GemmChoice& c) {
             workloads::GemmStage g;
-            const hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c), A, T, F1, H, act1}
-                                             : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
+            hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c), A, T, workloads::mlp_w1_cols(act1, F, c), H, act1}
+                                       : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
+            if (first) a.n_out = F;
             if (!g.prepare(a, c).empty()) return;
             const double us = timer.median_us([&] { g.run(s); }, std::max(5, reps / 3), 2);
             found.push_back({us, c});

@@ -374,6 +374,13 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)
     return "SwiGLU needs N (gate|up, packed) to be a multiple of tile_n=" + std::to_string(c.tile_n) + "; got N=" +
            std::to_string(a.N);
+  if (a.n_out > 0 && a.act != Activation::SwiGLU && a.n_out != a.N)
+    return "n_out (" + std::to_string(a.n_out) + ") differs from N (" + std::to_string(a.N) +
+           ") only for a padded SwiGLU weight";
+  if (a.n_out > 0 && a.act == Activation::SwiGLU && a.N != swiglu_packed_cols(a.n_out, c.tile_n))
+    return "SwiGLU with n_out=" + std::to_string(a.n_out) + " reads B packed for tile_n=" + std::to_string(c.tile_n) +
+           " as " + std::to_string(swiglu_packed_cols(a.n_out, c.tile_n)) + " columns (swiglu_packed_cols); got N=" +
+           std::to_string(a.N);
   return check_schedule(c, (a.K + kTileK - 1) / kTileK);
 }
 
@@ -389,7 +396,7 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
            (c.multicast > 1 ? " multicasting B to clusters of " + std::to_string(c.multicast) : "") +
            (c.pingpong ? " in pingpong warpgroups (128x128 only)" : "");
   GemmKernelBase* kernel = k.get();
-  const int n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
+  const int n_out = a.out_cols();
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;
   const Grid grid{ceil_div(uint32_t(n_out), uint32_t(tile_cols)), ceil_div(uint32_t(a.M), uint32_t(c.tile_m)), 1};
   try {  // what only the schedule can tell (clusters that fit, segments per round): refused with the reason

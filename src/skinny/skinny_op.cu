@@ -78,6 +78,9 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   if (a.K < 8 || a.K % 8 != 0) return "K must be a positive multiple of 8 (16-byte rows of X); got " + std::to_string(a.K);
   if (a.act == Activation::SwiGLU && a.N % kTileCols != 0)
     return "SwiGLU needs N (gate + up columns) to be a multiple of 128; got " + std::to_string(a.N);
+  if (a.n_out > 0 && a.n_out != (a.act == Activation::SwiGLU ? a.N / 2 : a.N))
+    return "the skinny GEMM writes N (SwiGLU: N / 2) columns: no padded SwiGLU weight (n_out=" +
+           std::to_string(a.n_out) + ", N=" + std::to_string(a.N) + ")";
   if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
   if (c.stages != 4 && c.stages != 6 && c.stages != 8)
     return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
@@ -263,7 +266,7 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
                                    const SkinnyConfig& c2) {
   if (a2.A != a1.D) return "the fused skinny chain: GEMM 2's X must be GEMM 1's output";
   if (a1.M != a2.M || a1.dtype != a2.dtype) return "the fused skinny chain: both GEMMs need the same rows and type";
-  const int n_out1 = a1.act == hopper::Activation::SwiGLU ? a1.N / 2 : a1.N;
+  const int n_out1 = a1.out_cols();
   if (a2.K != n_out1) return "the fused skinny chain: GEMM 2's K must be GEMM 1's output width";
   if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
   if (c1.wgmma != c2.wgmma) return "the fused skinny chain: both GEMMs need the same MMA consumers (both -wg or neither)";

@@ -341,6 +341,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   g64sk.splits = 2;
   hopper::GemmConfig g256 = g128;
   g256.tile_n = 256;
+  hopper::GemmConfig g64x192{192, 1, 0};  // 64-row QKV tiles: a query block of 128 waits for two row tiles
+  g64x192.tile_m = 64;
   const std::vector<BlockCase> cases = {
       {1, 256, 0, 2, 512, g128, g128, {4, 0}},    // prompt
       {2, 128, 0, 2, 384, g256, g64, {4, 0, true}},  // two sequences, 256-wide QKV tiles, heavy query blocks first
@@ -353,6 +355,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {2, 3, 200, 2, 384, g64sk, g64, {8, 64, false, false, true}},  // ... 3 new tokens, 4 splits, 8 warps
       {2, 1, 900, 2, 512, workloads::GemmChoice::skinny({1, 4, 0, true}), g64, decode_cluster(8, 8)},  // ... a cluster
       {1, 512, 0, 2, 512, g128, g128, hopper_pair(true)},  // the Hopper kernel, key blocks split over 2 CTAs
+      {1, 256, 0, 3, 512, g64x192, g128, {4, 0}},                 // prompt, 64x192 QKV tiles (3 heads: 192 divides HD)
+      {1, 384, 0, 3, 512, g64x192, g128, {4, 0, false, true}},    // ... the Hopper kernel waiting for them
   };
   const DType dt = DType::F16;
   cudaStream_t s;

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -243,6 +245,85 @@ TEST_F(HopperTest, StagedEpilogueWritesAnUnalignedOutput) {
 
 // Stream-K: a fixed schedule gives the same bits run after run (whichever segment arrives last
 // reduces, always in segment order), and agrees with the fp32 reference whatever the CTA count.
+namespace {
+
+// fp32 SwiGLU of A . W with W unpacked ([K, 2F] = [gate | up]), the output rounded to the kernel's type.
+std::vector<float> swiglu_reference(const Buf& A, const std::vector<uint16_t>& W, int M, int F, int K, DType dt) {
+  std::vector<float> out(size_t(M) * F);
+  for (int m = 0; m < M; ++m)
+    for (int j = 0; j < F; ++j) {
+      double g = 0, u = 0;
+      for (int k = 0; k < K; ++k) {
+        const double a = to_float(A.h[size_t(m) * K + k], dt);
+        g += a * to_float(W[size_t(k) * 2 * F + j], dt);
+        u += a * to_float(W[size_t(k) * 2 * F + F + j], dt);
+      }
+      out[size_t(m) * F + j] = to_float(from_float(float(g / (1 + std::exp(-g)) * u), dt), dt);
+    }
+  return out;
+}
+
+}  // namespace
+
+// A SwiGLU weight packed for a tile width whose half does not divide F (swiglu_packed_cols: the last block
+// padded with zero columns, GemmArgs::n_out = F) -- how a 192-wide tile serves LLaMA's F = 2752: the
+// output against an fp32 reference from the unpacked weight for every tile shape that has a SwiGLU
+// epilogue (direct and staged stores, split-K), nothing written past D's F columns, and a B whose width
+// is not the padded packing's refused with the reason.
+TEST_F(HopperTest, PaddedSwigluWeightsMatchReference) {
+  std::mt19937 rng(23);
+  const int M = 200, K = 320, F = 176, kGuard = 64;
+  struct Case {
+    DType dt;
+    int tile_m, tile_n, splits;
+    EpilogueStore store;
+  };
+  const std::vector<Case> cases = {
+      {DType::F16, 64, 192, 1, EpilogueStore::Default},  {DType::F16, 64, 192, 3, EpilogueStore::Default},
+      {DType::F16, 64, 192, 1, EpilogueStore::Staged},   {DType::F16, 128, 192, 1, EpilogueStore::Default},
+      {DType::F16, 192, 192, 1, EpilogueStore::Default}, {DType::F16, 192, 192, 1, EpilogueStore::Staged},
+      {DType::F16, 128, 128, 1, EpilogueStore::Default}, {DType::F16, 128, 128, 2, EpilogueStore::Direct},
+      {DType::F16, 128, 256, 1, EpilogueStore::Default}, {DType::F16, 128, 256, 1, EpilogueStore::Staged},
+      {DType::F16, 128, 64, 1, EpilogueStore::Default},  {DType::F16, 192, 96, 1, EpilogueStore::Default},
+      {DType::BF16, 128, 128, 1, EpilogueStore::Default}, {DType::BF16, 128, 256, 1, EpilogueStore::Default},
+  };
+  for (DType dt : {DType::F16, DType::BF16}) {
+    Buf A(size_t(M) * K), W(size_t(K) * 2 * F);
+    A.random(rng, 1.0f, dt);
+    W.random(rng, 2.0f / std::sqrt(float(K)), dt);
+    const std::vector<float> ref = swiglu_reference(A, W.h, M, F, K, dt);
+    for (const Case& c : cases) {
+      if (c.dt != dt) continue;
+      GemmConfig cfg{c.tile_n, c.splits, 0};
+      cfg.tile_m = c.tile_m;
+      cfg.store = c.store;
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + cfg.name());
+      const int P = swiglu_packed_cols(F, c.tile_n);
+      ASSERT_NE(P, 2 * F) << "the case must need padding";
+      Buf B(size_t(K) * P), D(size_t(M) * F + kGuard);
+      pack_swiglu_columns(W.h.data(), B.h.data(), K, F, c.tile_n);
+      BRAID_CUDA_CHECK(cudaMemcpy(B.d, B.h.data(), B.h.size() * 2, cudaMemcpyHostToDevice));
+      GemmArgs a{dt, A.d, B.d, D.d, M, P, K, Activation::SwiGLU};
+      a.n_out = F;
+      GemmOp g;
+      ASSERT_EQ(g.prepare(a, cfg), "");
+      EXPECT_EQ(g.grid().x, uint32_t((F + c.tile_n / 2 - 1) / (c.tile_n / 2)));
+      for (int rep = 0; rep < 2; ++rep) {
+        D.poison();
+        g.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        D.download();
+        for (int i = 0; i < kGuard; ++i) ASSERT_EQ(D.h[size_t(M) * F + i], 0xffffu) << "written past D, element " << i;
+        EXPECT_LT(rel_error(ref, D, dt), dt == DType::F16 ? 2e-3 : 1e-2) << "rep " << rep;
+      }
+      GemmArgs unpadded = a;
+      unpadded.N = P + c.tile_n;  // a whole block too many
+      GemmOp refused;
+      EXPECT_NE(refused.prepare(unpadded, cfg).find("swiglu_packed_cols"), std::string::npos);
+    }
+  }
+}
+
 TEST_F(HopperTest, StreamKIsDeterministicAndCorrectForAnyCtaCount) {
   std::mt19937 rng(13);
   const int M = 200, N = 640, K = 3072;
@@ -882,19 +963,32 @@ namespace {
 // kernels (same tiles, splits, orders, CTA counts) run in stream order.
 // poster_delay_ns: fault injection (StageParams::fault_poster_delay_ns), a poster warp that lags its
 // consumers by that much per tile.
+// F: GEMM 1's output width (SwiGLU: W1 [H, 2F] packed for each variant's GEMM-1 tile width, padded to
+// whole blocks where its half does not divide F).
 void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants, std::mt19937& rng,
-                                 uint32_t poster_delay_ns = 0) {
+                                 uint32_t poster_delay_ns = 0, int F = 1536) {
   for (Activation act : {Activation::GeLU, Activation::SwiGLU}) {
     for (DType dt : {DType::F16, DType::BF16}) {
-      const int H = 1024, F = 1536, F1 = act == Activation::SwiGLU ? 2 * F : F;
+      const int H = 1024, F1 = act == Activation::SwiGLU ? 2 * F : F;
       MlpBuffers b(T, H, F, F1);
       b.X.random(rng, 1.0f, dt);
       b.W1.random(rng, 2.0f / std::sqrt(float(H)), dt);
       b.W2.random(rng, 2.0f / std::sqrt(float(F)), dt);
-      const MlpProblem p{dt, act, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d};
+      std::map<int, std::unique_ptr<Buf>> packed;  // SwiGLU: W1 packed per GEMM-1 tile width
       for (const MlpVariant& v : variants) {
+        const void* w1 = b.W1.d;
+        if (act == Activation::SwiGLU) {
+          const int tn = v.g1.swiglu_pack();
+          std::unique_ptr<Buf>& pk = packed[tn];
+          if (!pk) {
+            pk = std::make_unique<Buf>(size_t(H) * workloads::mlp_w1_cols(act, F, v.g1));
+            pack_swiglu_columns(b.W1.h.data(), pk->h.data(), H, F, tn);
+            BRAID_CUDA_CHECK(cudaMemcpy(pk->d, pk->h.data(), pk->h.size() * 2, cudaMemcpyHostToDevice));
+          }
+          w1 = pk->d;
+        }
+        const MlpProblem p{dt, act, T, H, F, b.X.d, w1, b.W2.d, b.Hid.d, b.Y.d};
         try {
-          if (act == Activation::SwiGLU && v.g1.swiglu_pack() != 128) continue;  // W1 is packed for tile_n 128
           auto fp16_only = [](const hopper::GemmConfig& c) { return c.multicast > 1 || c.tile_m == 192 || c.tile_n == 192; };
           if (dt == DType::BF16 && (fp16_only(v.g1.hopper) || fp16_only(v.g2.hopper))) continue;
           SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
@@ -961,6 +1055,57 @@ TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
 TEST_F(HopperTest, MlpChainWithALaggingPosterIsBitIdentical) {
   std::mt19937 rng(6);
   expect_chains_bit_identical(333, sync_variants(), rng, 20000);
+}
+
+// An F whose halves of 192- and 256-wide tiles are not whole blocks (176 = 1.8 x 96 = 1.4 x 128), as
+// LLaMA-65B's 2752 is for 192: GEMM 1 on W1 packed with zero padding (swiglu_packed_cols), synchronized
+// chains bit-identical to stream order, and stream order within fp16 tolerance of an fp32 reference of
+// the whole MLP computed from the unpacked weights.
+TEST_F(HopperTest, MlpChainOnPaddedSwigluWeights) {
+  std::mt19937 rng(8);
+  std::vector<MlpVariant> variants;
+  for (int tm : {64, 128})
+    for (int tn : {192, 256}) {
+      if (tm == 64 && tn == 256) continue;
+      for (auto s : {MlpVariant::Sync::TileSync, MlpVariant::Sync::RowSync}) {
+        MlpVariant x;
+        x.sync = s;
+        x.g1.hopper.tile_m = tm;
+        x.g1.hopper.tile_n = tn;
+        variants.push_back(x);
+      }
+    }
+  const int T = 200, H = 1024, F = 176;
+  expect_chains_bit_identical(T, variants, rng, 0, F);
+
+  // Stream order against the fp32 reference (Hid rounded to fp16 as GEMM 1 stores it).
+  MlpBuffers b(T, H, F, 2 * F);
+  b.X.random(rng, 1.0f, DType::F16);
+  b.W1.random(rng, 2.0f / std::sqrt(float(H)), DType::F16);
+  b.W2.random(rng, 2.0f / std::sqrt(float(F)), DType::F16);
+  const std::vector<float> hid = swiglu_reference(b.X, b.W1.h, T, F, H, DType::F16);
+  std::vector<float> want(size_t(T) * H);
+  for (int m = 0; m < T; ++m)
+    for (int n = 0; n < H; ++n) {
+      double y = 0;
+      for (int k = 0; k < F; ++k) y += double(hid[size_t(m) * F + k]) * to_float(b.W2.h[size_t(k) * H + n], DType::F16);
+      want[size_t(m) * H + n] = float(y);
+    }
+  for (const MlpVariant& v : {variants[0], variants[2], variants[4]}) {
+    SCOPED_TRACE(v.name());
+    Buf W1p(size_t(H) * workloads::mlp_w1_cols(Activation::SwiGLU, F, v.g1));
+    pack_swiglu_columns(b.W1.h.data(), W1p.h.data(), H, F, v.g1.swiglu_pack());
+    BRAID_CUDA_CHECK(cudaMemcpy(W1p.d, W1p.h.data(), W1p.h.size() * 2, cudaMemcpyHostToDevice));
+    MlpVariant stream = v;
+    stream.ordering = Ordering::StreamOrder;
+    Mlp m({DType::F16, Activation::SwiGLU, T, H, F, b.X.d, W1p.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
+    b.Y.poison();
+    b.Hid.poison();
+    m.run(nullptr);
+    m.check(nullptr);
+    b.Y.download();
+    EXPECT_LT(rel_error(want, b.Y, DType::F16), 1e-2);
+  }
 }
 
 TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {

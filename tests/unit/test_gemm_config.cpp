@@ -2,6 +2,9 @@
 // them back), and malformed names are refused with a reason.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "braid/kernels/hopper/gemm_config.hpp"
 
 using namespace braid;
@@ -117,4 +120,39 @@ TEST(GemmConfig, PingpongStoresDirectlyUnlessStaged) {
   ASSERT_EQ(parse_gemm_config("128x128-pp-rowmajor", back), "");
   EXPECT_TRUE(back.pingpong);
   EXPECT_EQ(back.order, OrderKind::RowMajor);
+}
+
+// SwiGLU weights packed per tile width: every gate column j lands at (j / h) * tile_n + j % h and its up
+// column h further, for widths that divide F and widths that do not (then the last block is padded with
+// zeros up to swiglu_packed_cols, and nothing else is zero unless the input was).
+TEST(GemmConfig, SwigluPackingPadsToWholeBlocks) {
+  EXPECT_EQ(swiglu_packed_cols(2752, 128), 2 * 2752);       // LLaMA-65B: 43 blocks of 64
+  EXPECT_EQ(swiglu_packed_cols(2752, 192), 29 * 192);       // 28.7 blocks of 96 -> 29
+  EXPECT_EQ(swiglu_packed_cols(2752, 256), 22 * 256);       // 21.5 blocks of 128 -> 22
+  EXPECT_EQ(swiglu_packed_cols(6144, 192), 2 * 6144);
+  EXPECT_EQ(swiglu_packed_cols(1, 64), 64);
+  for (int F : {1, 31, 64, 96, 176, 200}) {
+    const int K = 3;
+    std::vector<uint16_t> w(size_t(K) * 2 * F);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = uint16_t(1 + i);  // distinct and non-zero
+    for (int tile_n : {64, 96, 128, 192, 256}) {
+      SCOPED_TRACE("F=" + std::to_string(F) + " tile_n=" + std::to_string(tile_n));
+      const int P = swiglu_packed_cols(F, tile_n), h = tile_n / 2;
+      ASSERT_EQ(P % tile_n, 0);
+      ASSERT_GE(P, 2 * F);
+      ASSERT_LT(P - 2 * F, tile_n);  // less than one block of padding
+      std::vector<uint16_t> packed(size_t(K) * P, 0xbeef);
+      pack_swiglu_columns(w.data(), packed.data(), K, F, tile_n);
+      std::vector<int> filled(packed.size(), 0);
+      for (int k = 0; k < K; ++k)
+        for (int j = 0; j < F; ++j) {
+          const size_t g = size_t(k) * P + size_t(j / h) * tile_n + j % h, u = g + h;
+          EXPECT_EQ(packed[g], w[size_t(k) * 2 * F + j]);
+          EXPECT_EQ(packed[u], w[size_t(k) * 2 * F + F + j]);
+          filled[g] = filled[u] = 1;
+        }
+      for (size_t i = 0; i < packed.size(); ++i)
+        if (!filled[i]) EXPECT_EQ(packed[i], 0) << "padding at " << i;
+    }
+  }
 }

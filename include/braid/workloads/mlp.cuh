@@ -4,7 +4,8 @@
 //
 //   GPT-3: Y[T,H] = GeLU(X[T,H] . W1[H,F]) . W2[F,H]
 //   LLaMA: Y[T,H] = (silu(X.Wg) * (X.Wu)) . W2[F,H]   with W1 = [Wg | Wu] packed by
-//          hopper::pack_swiglu_columns (width g1.swiglu_pack()), so GEMM 1's epilogue writes the product.
+//          hopper::pack_swiglu_columns (width g1.swiglu_pack(); mlp_w1_cols() columns, zero-padded to
+//          whole blocks), so GEMM 1's epilogue writes the product.
 //
 //   workloads::Mlp mlp({DType::F16, Activation::GeLU, T, H, F, X, W1, W2, Hid, Y}, variant);
 //   mlp.run(stream);            // one forward: GEMM 1 -> Hid -> GEMM 2 -> Y, graph-capturable
@@ -30,11 +31,17 @@ struct MlpProblem {
   hopper::Activation act = hopper::Activation::GeLU;  // GeLU (GPT-3) or SwiGLU (LLaMA)
   int T = 0, H = 0, F = 0;
   const void* X = nullptr;   // [T, H]
-  const void* W1 = nullptr;  // [H, F] (GeLU) or [H, 2F] packed gate|up per g1.swiglu_pack() (SwiGLU)
+  const void* W1 = nullptr;  // [H, F] (GeLU) or [H, mlp_w1_cols(...)] packed gate|up per g1.swiglu_pack() (SwiGLU)
   const void* W2 = nullptr;  // [F, H]
   void* Hid = nullptr;       // [T, F], the activation output
   void* Y = nullptr;         // [T, H]
 };
+
+// Columns of W1 as the Mlp reads it: F (GeLU), or 2F packed for GEMM 1's tile width and padded to whole
+// blocks (SwiGLU: hopper::swiglu_packed_cols).
+inline int mlp_w1_cols(hopper::Activation act, int F, const GemmChoice& g1) {
+  return act == hopper::Activation::SwiGLU ? hopper::swiglu_packed_cols(F, g1.swiglu_pack()) : F;
+}
 
 struct MlpVariant {
   GemmChoice g1, g2;
@@ -62,8 +69,10 @@ class Mlp {
   Mlp(const MlpProblem& p, const MlpVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
     using hopper::Activation;
     BRAID_REQUIRE(p.act == Activation::GeLU || p.act == Activation::SwiGLU, "Mlp: activation must be GeLU or SwiGLU");
-    const int F1 = p.act == Activation::SwiGLU ? 2 * p.F : p.F;
-    if (auto why = g1_.prepare({p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act}, v.g1); !why.empty())
+    const int F1 = mlp_w1_cols(p.act, p.F, v.g1);
+    hopper::GemmArgs a1{p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act};
+    a1.n_out = p.F;  // (Hid's width, also where W1's packing is padded)
+    if (auto why = g1_.prepare(a1, v.g1); !why.empty())
       throw PlanError("Mlp GEMM 1: " + why);
     if (auto why = g2_.prepare({p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2); !why.empty())
       throw PlanError("Mlp GEMM 2: " + why);
@@ -90,7 +99,7 @@ class Mlp {
     if (v.fused) {
       BRAID_REQUIRE(v.g1.is_skinny && v.g2.is_skinny && v.ordering == Ordering::PDL,
                     "Mlp: a fused variant needs two skinny GEMMs and ordering PDL (variant " + v.name() + ")");
-      if (auto why = fused_.prepare({p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act}, v.g1.skinny_config,
+      if (auto why = fused_.prepare(a1, v.g1.skinny_config,
                                     {p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2.skinny_config);
           !why.empty())
         throw PlanError("Mlp (fused): " + why);

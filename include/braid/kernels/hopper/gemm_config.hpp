@@ -6,8 +6,12 @@
 //   act = SwiGLU                          Nout = N / 2, B packed by pack_swiglu_columns(): each
 //                                         tile_n-wide block of B holds tile_n/2 gate columns followed
 //                                         by the matching tile_n/2 up columns, so one output tile
-//                                         computes silu(gate) * up from its own accumulators.
+//                                         computes silu(gate) * up from its own accumulators. Where
+//                                         tile_n/2 does not divide F, the last block is padded with
+//                                         zero columns: N = swiglu_packed_cols(F, tile_n), Nout = F
+//                                         (GemmArgs::n_out).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -21,6 +25,37 @@ enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 inline const char* dtype_name(DType d) { return d == DType::F16 ? "fp16" : "bf16"; }
 inline const char* activation_name(Activation a) {
   return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : a == Activation::ReLU ? "relu" : "swiglu";
+}
+
+// Columns of a SwiGLU weight with F outputs packed in tile_n-wide blocks (pack_swiglu_columns): 2F,
+// rounded up to whole blocks. The padding (zero gate and up columns) lets any tile width serve any F --
+// LLaMA-65B's F = 2752 is 43 blocks of 64 but not whole blocks of 96 (the 192-wide tiles that give one
+// wave at some token counts) -- and its outputs are silu(0) * 0 = 0, never stored (they lie past Nout).
+constexpr int swiglu_packed_cols(int F, int tile_n) {
+  const int h = tile_n / 2;
+  return (F + h - 1) / h * tile_n;
+}
+
+// Host-side packing of SwiGLU weights: W [K, 2F] = [gate | up] -> packed [K, P], P =
+// swiglu_packed_cols(F, tile_n), where each tile_n block holds tile_n/2 gate columns then the same
+// tile_n/2 up columns; where tile_n/2 does not divide F, the last block's missing columns are zeros
+// (then GemmArgs::n_out = F).
+template <class T>
+void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
+  const int h = tile_n / 2, P = swiglu_packed_cols(F, tile_n);
+  for (int k = 0; k < K; ++k) {
+    T* row = packed + size_t(k) * P;
+    for (int j = F; j < P / 2; ++j) {  // the padding (zero bits: +0 in fp16 and bf16)
+      const int blk = j / h, c = j % h;
+      row[size_t(blk) * tile_n + c] = T{};
+      row[size_t(blk) * tile_n + h + c] = T{};
+    }
+    for (int j = 0; j < F; ++j) {
+      const int blk = j / h, c = j % h;
+      row[size_t(blk) * tile_n + c] = w[size_t(k) * 2 * F + j];
+      row[size_t(blk) * tile_n + h + c] = w[size_t(k) * 2 * F + F + j];
+    }
+  }
 }
 
 constexpr int kTileM = 128;  // the default tile height

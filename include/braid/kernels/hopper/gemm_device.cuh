@@ -168,7 +168,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.M = a.M;
     params_.N = a.N;
     params_.K = a.K;
-    params_.n_out = a.act == Activation::SwiGLU ? a.N / 2 : a.N;
+    params_.n_out = a.out_cols();
     params_.D = reinterpret_cast<Element*>(a.D);
     params_.bias = nullptr;
     params_.residual = nullptr;
@@ -176,7 +176,7 @@ class GemmKernel final : public GemmKernelBase {
     params_.sched = sched;
     params_.partials = reinterpret_cast<float4*>(partials);
     params_.arrivals = arrivals;
-    Traits::set_output_map(params_, params_.n_out == a.N ? TileN : TileN / 2);
+    Traits::set_output_map(params_, a.act == Activation::SwiGLU ? TileN / 2 : TileN);
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {

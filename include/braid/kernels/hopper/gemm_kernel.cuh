@@ -234,7 +234,7 @@ struct WarpSpecializedTraits {
   struct ParamsBase {
     typename Mainloop::Params mainloop;
     int M, N, K;       // GEMM shape (N: B's width; packed gate|up columns for SwiGLU)
-    int n_out;         // D's width: N, or N/2 for SwiGLU
+    int n_out;         // D's width: N, or N/2 for SwiGLU (less where B's last blocks are padding)
     Element* D;
     const Element* bias;      // per output column (only read when the traits' kBias)
     const Element* residual;  // null, or added like bias, one per output element (only with kBias)

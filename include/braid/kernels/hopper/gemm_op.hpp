@@ -30,6 +30,10 @@ struct GemmArgs {
   void* D = nullptr;        // [M, Nout] row-major
   int M = 0, N = 0, K = 0;
   Activation act = Activation::None;
+  // D's width where it is not N (N / 2 with SwiGLU): a SwiGLU B padded to whole tile blocks,
+  // N = swiglu_packed_cols(n_out, tile_n). 0: derived.
+  int n_out = 0;
+  int out_cols() const { return n_out > 0 ? n_out : act == Activation::SwiGLU ? N / 2 : N; }
 };
 
 // What a concrete kernel instantiation provides (GEMM or convolution, one per element type x tile).
@@ -150,18 +154,5 @@ int placement_cluster_size();
 void set_placement_cluster(int size);
 long placement_cluster_launches();  // launches made as placement clusters so far (tests)
 void note_placement_cluster_launch();
-
-// Host-side packing of SwiGLU weights: W [K, 2F] = [gate | up] -> packed [K, 2F] where each tile_n
-// block holds tile_n/2 gate columns then the same tile_n/2 up columns. F must be a multiple of tile_n/2.
-template <class T>
-void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
-  const int h = tile_n / 2;
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < F; ++j) {
-      const int blk = j / h, c = j % h;
-      packed[size_t(k) * 2 * F + size_t(blk) * tile_n + c] = w[size_t(k) * 2 * F + j];
-      packed[size_t(k) * 2 * F + size_t(blk) * tile_n + h + c] = w[size_t(k) * 2 * F + F + j];
-    }
-}
 
 }  // namespace braid::hopper
