@@ -22,6 +22,9 @@ const char* kernel_shape_name(GemmKernelShape k) {
     case GemmKernelShape::Cooperative128x256: return "coop-128x256";
     case GemmKernelShape::Cooperative128x256Cluster2: return "coop-128x256-c2";
     case GemmKernelShape::Cooperative256x128Cluster2: return "coop-256x128-c2";
+    case GemmKernelShape::Transposed192x192: return "t-192x192";
+    case GemmKernelShape::Transposed192x192Cluster2: return "t-192x192-c2";
+    case GemmKernelShape::Transposed320x64Cluster4: return "t-320x64-c4";
   }
   return "?";
 }

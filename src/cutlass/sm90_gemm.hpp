@@ -22,10 +22,16 @@ enum class GemmKernelShape {
   Cooperative128x256,
   Cooperative128x256Cluster2,
   Cooperative256x128Cluster2,
+  // The transposed formulation, D^T = B^T A^T (sm90_gemm_transposed.cu): the weights are the MMA's M
+  // operand, the tokens its N operand, as cuBLASLt's nvjet kernels run these shapes
+  // (bench/results/gemm-192x192-vs-cublas-ncu-h100-20261127/): two consumer warpgroups splitting the tokens.
+  Transposed192x192,          // 192 weight columns x 192 tokens, warpgroups of 192 x 96
+  Transposed192x192Cluster2,  // ... in clusters of two along the weights (the token tile multicast)
+  Transposed320x64Cluster4,   // 320 weight columns x 64 tokens (warpgroups 320 x 32), clusters of four along the tokens
 };
-constexpr int kKernelShapes = int(GemmKernelShape::Cooperative256x128Cluster2) + 1;
+constexpr int kKernelShapes = int(GemmKernelShape::Transposed320x64Cluster4) + 1;
 // "coop-128x128", "pp-128x128", "pp-128x128-c2", "pp-64x256", "coop-128x256", "coop-128x256-c2",
-// "coop-256x128-c2"; parse returns false on an unknown name.
+// "coop-256x128-c2", "t-192x192", "t-192x192-c2", "t-320x64-c4"; parse returns false on an unknown name.
 const char* kernel_shape_name(GemmKernelShape k);
 bool parse_kernel_shape(const std::string& name, GemmKernelShape& k);
 

@@ -131,5 +131,6 @@ class RunnerOf final : public Runner {
 std::unique_ptr<Runner> make_data_parallel_runner();  // sm90_gemm.cu
 std::unique_ptr<Runner> make_stream_k_runner();       // sm90_gemm_streamk.cu
 std::unique_ptr<Runner> make_shape_runner(GemmKernelShape shape);  // sm90_gemm_shapes.cu (data-parallel, no PDL)
+std::unique_ptr<Runner> make_transposed_runner(GemmKernelShape shape);  // sm90_gemm_transposed.cu (D^T = B^T A^T)
 
 }  // namespace braid::cutlass_sm90::detail

@@ -29,6 +29,9 @@ std::unique_ptr<Runner> make_shape_runner(GemmKernelShape shape) {
     case GemmKernelShape::Cooperative128x256: return plain_runner<Shape<_128, _256, _64>, C1, Coop, CoopEpi>();
     case GemmKernelShape::Cooperative128x256Cluster2: return plain_runner<Shape<_128, _256, _64>, C2, Coop, CoopEpi>();
     case GemmKernelShape::Cooperative256x128Cluster2: return plain_runner<Shape<_256, _128, _64>, C2, Coop, CoopEpi>();
+    case GemmKernelShape::Transposed192x192:
+    case GemmKernelShape::Transposed192x192Cluster2:
+    case GemmKernelShape::Transposed320x64Cluster4: return make_transposed_runner(shape);
     case GemmKernelShape::Cooperative128x128: break;
   }
   throw std::invalid_argument("make_shape_runner: the cooperative 128x128 kernel has its own runner");
