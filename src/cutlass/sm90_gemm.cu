@@ -25,6 +25,9 @@ const char* kernel_shape_name(GemmKernelShape k) {
     case GemmKernelShape::Transposed192x192: return "t-192x192";
     case GemmKernelShape::Transposed192x192Cluster2: return "t-192x192-c2";
     case GemmKernelShape::Transposed320x64Cluster4: return "t-320x64-c4";
+    case GemmKernelShape::Transposed192x128: return "t-192x128";
+    case GemmKernelShape::Transposed256x128: return "t-256x128";
+    case GemmKernelShape::Transposed128x256: return "t-128x256";
   }
   return "?";
 }

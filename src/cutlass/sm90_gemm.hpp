@@ -28,10 +28,13 @@ enum class GemmKernelShape {
   Transposed192x192,          // 192 weight columns x 192 tokens, warpgroups of 192 x 96
   Transposed192x192Cluster2,  // ... in clusters of two along the weights (the token tile multicast)
   Transposed320x64Cluster4,   // 320 weight columns x 64 tokens (warpgroups 320 x 32), clusters of four along the tokens
+  Transposed192x128,          // 192 weight columns x 128 tokens (warpgroups 192 x 64)
+  Transposed256x128,          // 256 x 128 (warpgroups 256 x 64)
+  Transposed128x256,          // 128 x 256 (warpgroups 128 x 128)
 };
-constexpr int kKernelShapes = int(GemmKernelShape::Transposed320x64Cluster4) + 1;
+constexpr int kKernelShapes = int(GemmKernelShape::Transposed128x256) + 1;
 // "coop-128x128", "pp-128x128", "pp-128x128-c2", "pp-64x256", "coop-128x256", "coop-128x256-c2",
-// "coop-256x128-c2", "t-192x192", "t-192x192-c2", "t-320x64-c4"; parse returns false on an unknown name.
+// "coop-256x128-c2", "t-192x192", "t-192x192-c2", "t-320x64-c4", "t-192x128", "t-256x128", "t-128x256"; parse returns false on an unknown name.
 const char* kernel_shape_name(GemmKernelShape k);
 bool parse_kernel_shape(const std::string& name, GemmKernelShape& k);
 

@@ -31,7 +31,10 @@ std::unique_ptr<Runner> make_shape_runner(GemmKernelShape shape) {
     case GemmKernelShape::Cooperative256x128Cluster2: return plain_runner<Shape<_256, _128, _64>, C2, Coop, CoopEpi>();
     case GemmKernelShape::Transposed192x192:
     case GemmKernelShape::Transposed192x192Cluster2:
-    case GemmKernelShape::Transposed320x64Cluster4: return make_transposed_runner(shape);
+    case GemmKernelShape::Transposed320x64Cluster4:
+    case GemmKernelShape::Transposed192x128:
+    case GemmKernelShape::Transposed256x128:
+    case GemmKernelShape::Transposed128x256: return make_transposed_runner(shape);
     case GemmKernelShape::Cooperative128x128: break;
   }
   throw std::invalid_argument("make_shape_runner: the cooperative 128x128 kernel has its own runner");

@@ -80,6 +80,12 @@ std::unique_ptr<Runner> make_transposed_runner(GemmKernelShape shape) {
       return std::make_unique<RunnerOf<TransposedConfig<Shape<_192, _192, _64>, 96, Shape<_2, _1, _1>>, NoGelu>>();
     case GemmKernelShape::Transposed320x64Cluster4:
       return std::make_unique<RunnerOf<TransposedConfig<Shape<Int<320>, _64, _64>, 32, Shape<_1, _4, _1>>, NoGelu>>();
+    case GemmKernelShape::Transposed192x128:
+      return std::make_unique<RunnerOf<TransposedConfig<Shape<_192, _128, _64>, 64, Shape<_1, _1, _1>>, NoGelu>>();
+    case GemmKernelShape::Transposed256x128:
+      return std::make_unique<RunnerOf<TransposedConfig<Shape<_256, _128, _64>, 64, Shape<_1, _1, _1>>, NoGelu>>();
+    case GemmKernelShape::Transposed128x256:
+      return std::make_unique<RunnerOf<TransposedConfig<Shape<_128, _256, _64>, 128, Shape<_1, _1, _1>>, NoGelu>>();
     default: break;
   }
   throw std::invalid_argument("make_transposed_runner: not a transposed kernel shape");
