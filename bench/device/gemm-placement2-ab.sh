@@ -4,11 +4,11 @@
 # interleaved rounds: GPT-3's W1 (GeLU) and W2 at 384-1536 tokens in the one-wave tiles.
 #   BIN=/tmp/new OUT=dir BRAID_COMMIT=<hash> [ROUNDS=2] bash bench/device/gemm-placement2-ab.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 mkdir -p "$OUT"
 log="$OUT/gemm-placement2-ab.log"
-{ echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader)  date: $(date -u +%FT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN ROUNDS=${ROUNDS:-2} bash bench/device/gemm-placement2-ab.sh"; } > "$log"
+log_header "$log" "BIN=$BIN ROUNDS=${ROUNDS:-2} bash bench/device/gemm-placement2-ab.sh"
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for v in default 2; do
     if [ "$v" = default ]; then unset BRAID_PLACEMENT_CLUSTER; else export BRAID_PLACEMENT_CLUSTER=$v; fi

@@ -4,11 +4,11 @@
 # 256-2048 tokens. Each checked against the reference; no activation.
 #   BIN=/tmp/new OUT=dir BRAID_COMMIT=<hash> bash bench/device/gemm-transposed-map.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 mkdir -p "$OUT"
 log="$OUT/gemm-transposed-map.log"
-{ echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader)  date: $(date -u +%FT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN bash bench/device/gemm-transposed-map.sh"; } > "$log"
+log_header "$log" "BIN=$BIN bash bench/device/gemm-transposed-map.sh"
 T="t-192x192,t-192x128,t-256x128,t-128x256"
 B="128x128,128x128-staged-pp,128x192,192x128-staged,192x192,128x256-staged"
 run() { timeout 100 "$BIN/braid-gemm" --reps 15 --configs $B --cutlass-shapes $T "$@" >> "$log" 2>&1; }

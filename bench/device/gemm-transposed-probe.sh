@@ -5,11 +5,11 @@
 # S = 512. Each checked against the reference (err column); no activation.
 #   BIN=/tmp/new OUT=dir BRAID_COMMIT=<hash> bash bench/device/gemm-transposed-probe.sh
 set -uo pipefail
+source "$(dirname "$0")/common.sh"
 BIN=${BIN:-build/tools}
 mkdir -p "$OUT"
 log="$OUT/gemm-transposed-probe.log"
-{ echo "# device: $(nvidia-smi --query-gpu=name --format=csv,noheader)  date: $(date -u +%FT%H:%MZ)  commit: ${BRAID_COMMIT:-unknown}"
-  echo "# command: BIN=$BIN bash bench/device/gemm-transposed-probe.sh"; } > "$log"
+log_header "$log" "BIN=$BIN bash bench/device/gemm-transposed-probe.sh"
 T="t-192x192,t-192x192-c2,t-320x64-c4"
 timeout 150 "$BIN/braid-gemm" --m 384,768,1536 --n 6144 --k 12288 --reps 20 --configs 192x192,192x96,128x192 --cutlass-shapes $T >> "$log" 2>&1
 timeout 120 "$BIN/braid-gemm" --m 384,768 --n 12288 --k 6144 --reps 20 --configs 192x192,192x128-staged --cutlass-shapes $T >> "$log" 2>&1
