@@ -195,6 +195,16 @@ int main(int argc, char** argv) {
       c.store = hopper::EpilogueStore::Staged;
       v.push_back(c);
     }
+    // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation of
+    // cuBLASLt's kernels on these shapes (GPT-3's QKV at S = 512: 320 weights x 64 tokens).
+    if (M >= 256)
+      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}}) {
+        if (N % n_ != 0) continue;
+        GemmConfig c{n_, 1, 0};
+        c.tile_m = m_;
+        c.transposed = true;
+        v.push_back(c);
+      }
     // 64x192 (one consumer warpgroup): the one-wave tiling of LLaMA's QKV GEMM at S = 512 (8 x 16 = 128
     // tiles, where 128x128 gives 96 and 128x192 64), as of GEMM 1 of LLaMA's MLP at T = 256.
     if (M > 64 && M <= 512 && N % 192 == 0)

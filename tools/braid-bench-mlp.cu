@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
       // is padded with zero columns (hopper::swiglu_packed_cols; GEMM 1 then runs with n_out = F).
       std::map<int, void*> W1packed;  // by tile width (the packing's block)
       if (llama)
-        for (int tn : {64, 96, 128, 192, 256}) {
+        for (int tn : {hopper::kTransposedSwigluBlock, 64, 96, 128, 192, 256}) {  // (16: the transposed kernels' block)
           const auto raw = dl(W1, size_t(H) * F1);
           std::vector<uint16_t> packed(size_t(H) * hopper::swiglu_packed_cols(F, tn));
           hopper::pack_swiglu_columns(raw.data(), packed.data(), H, F, tn);
@@ -380,6 +380,17 @@ int main(int argc, char** argv) {
           // The weight-streaming GEMM for few tokens.
           if (T <= skinny::kMaxRows)
             for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
+          // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation
+          // cuBLASLt runs these shapes in; tiles of 128-256 tokens.
+          if (hdt == hopper::DType::F16 && T >= 256)
+            for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}})
+              for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
+                if (ord == OrderKind::RowMajor && T <= tm) continue;
+                GemmConfig c{tn, 1, 0, ord};
+                c.tile_m = tm;
+                c.transposed = true;
+                try_config(c);
+              }
           for (int tm : {192, 128, 64})
             for (int tn : {64, 96, 128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)

@@ -68,10 +68,22 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_staged(bool segmente
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x96(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64_staged(bool segmented);  // whole tiles only
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_t();  // transposed (whole tiles)
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x256_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256x128_t();
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
-                                                 bool pingpong, bool segmented) {
+                                                 bool pingpong, bool segmented, bool transposed) {
   const bool f16 = dtype == DType::F16;
+  if (transposed) {
+    if (!f16 || multicast != 1 || pingpong || segmented || staged) return nullptr;
+    if (tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192_t();
+    if (tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192_t();
+    if (tile_m == 128 && tile_n == 256) return make_gemm_kernel_f16_128x256_t();
+    if (tile_m == 256 && tile_n == 128) return make_gemm_kernel_f16_256x128_t();
+    return nullptr;
+  }
   if (pingpong) {
     if (multicast != 1 || tile_m != 128 || tile_n != 128 || segmented || (staged && !f16)) return nullptr;
     if (staged) return make_gemm_kernel_f16_128_pp_staged();
@@ -369,17 +381,28 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
   if (c.tile_n != 64 && c.tile_n != 96 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
     return "tile_n must be 64, 96, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
-  if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192)
+  if (c.transposed) {
+    const bool tile = (c.tile_m == 192 && c.tile_n == 192) || (c.tile_m == 128 && c.tile_n == 192) ||
+                      (c.tile_m == 128 && c.tile_n == 256) || (c.tile_m == 256 && c.tile_n == 128);
+    if (!tile) return "transposed tiles are 192x192, 128x192, 128x256 and 256x128 (got " + c.name() + ")";
+    if (a.dtype != DType::F16) return "transposed kernels are fp16 only (got " + c.name() + ")";
+    if (c.splits > 1 || c.stream_k || c.multicast > 1 || c.pingpong || c.reduce_scatter || c.dsmem_reduce ||
+        c.store != EpilogueStore::Default)
+      return "transposed kernels run whole tiles with their own staged epilogue: no split-K, stream-K, multicast, "
+             "pingpong or store option (got " + c.name() + ")";
+  } else if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192) {
     return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
-  if (a.act == Activation::SwiGLU && a.N % c.tile_n != 0)
-    return "SwiGLU needs N (gate|up, packed) to be a multiple of tile_n=" + std::to_string(c.tile_n) + "; got N=" +
-           std::to_string(a.N);
+  }
+  const int block = c.swiglu_block();  // the packing block of a SwiGLU weight
+  if (a.act == Activation::SwiGLU && a.N % block != 0)
+    return "SwiGLU needs N (gate|up, packed) to be a multiple of the packing block " + std::to_string(block) +
+           (c.transposed ? " (transposed kernels: kTransposedSwigluBlock)" : " (tile_n)") + "; got N=" + std::to_string(a.N);
   if (a.n_out > 0 && a.act != Activation::SwiGLU && a.n_out != a.N)
     return "n_out (" + std::to_string(a.n_out) + ") differs from N (" + std::to_string(a.N) +
            ") only for a padded SwiGLU weight";
-  if (a.n_out > 0 && a.act == Activation::SwiGLU && a.N != swiglu_packed_cols(a.n_out, c.tile_n))
-    return "SwiGLU with n_out=" + std::to_string(a.n_out) + " reads B packed for tile_n=" + std::to_string(c.tile_n) +
-           " as " + std::to_string(swiglu_packed_cols(a.n_out, c.tile_n)) + " columns (swiglu_packed_cols); got N=" +
+  if (a.n_out > 0 && a.act == Activation::SwiGLU && a.N != swiglu_packed_cols(a.n_out, block))
+    return "SwiGLU with n_out=" + std::to_string(a.n_out) + " reads B packed in blocks of " + std::to_string(block) +
+           " as " + std::to_string(swiglu_packed_cols(a.n_out, block)) + " columns (swiglu_packed_cols); got N=" +
            std::to_string(a.N);
   return check_schedule(c, (a.K + kTileK - 1) / kTileK);
 }
@@ -389,12 +412,13 @@ std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   // (multicast instantiations carry the fixup whatever the schedule: asked for as segmented)
   const bool segmented = c.splits > 1 || c.stream_k || c.multicast > 1;
   std::unique_ptr<GemmKernelBase> k =
-      make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong, segmented && !c.pingpong);
+      make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong, segmented && !c.pingpong,
+                       c.transposed);
   if (!k)
     return std::string("no ") + dtype_name(a.dtype) + " kernel with a " + std::to_string(c.tile_m) + "x" +
            std::to_string(c.tile_n) + " tile and " + (c.staged() ? "staged" : "direct") + " epilogue stores" +
            (c.multicast > 1 ? " multicasting B to clusters of " + std::to_string(c.multicast) : "") +
-           (c.pingpong ? " in pingpong warpgroups (128x128 only)" : "");
+           (c.pingpong ? " in pingpong warpgroups (128x128 only)" : "") + (c.transposed ? ", transposed" : "");
   GemmKernelBase* kernel = k.get();
   const int n_out = a.out_cols();
   const int tile_cols = a.act == Activation::SwiGLU ? c.tile_n / 2 : c.tile_n;

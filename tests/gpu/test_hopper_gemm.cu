@@ -324,6 +324,74 @@ TEST_F(HopperTest, PaddedSwigluWeightsMatchReference) {
   }
 }
 
+// The transposed kernels (GemmConfig::transposed: D^T = B^T A^T, the weights as the MMA's M operand, the
+// tokens split between two warpgroups, the epilogue staged in 64-column panels): every tile against an
+// fp32 reference -- None and GeLU on a B whose width is not whole tiles or panels (N = 328), SwiGLU on a
+// weight packed in 16-column blocks with F not a multiple of 8 output columns of a panel (n_out = F = 172,
+// padded) -- with M and K ragged, nothing written past D, the same bits on every run; and the
+// configurations they cannot run refused with the reason.
+TEST_F(HopperTest, TransposedKernelsMatchReference) {
+  std::mt19937 rng(29);
+  const int M = 300, K = 328, N = 328, F = 172, kGuard = 64;
+  Buf A(size_t(M) * K), B(size_t(K) * N), W(size_t(K) * 2 * F);
+  A.random(rng, 1.0f, DType::F16);
+  B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  W.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+  const int P = swiglu_packed_cols(F, kTransposedSwigluBlock);
+  Buf Bp(size_t(K) * P);
+  pack_swiglu_columns(W.h.data(), Bp.h.data(), K, F, kTransposedSwigluBlock);
+  BRAID_CUDA_CHECK(cudaMemcpy(Bp.d, Bp.h.data(), Bp.h.size() * 2, cudaMemcpyHostToDevice));
+  const std::vector<float> ref_none = reference(A, B, M, N, K, Activation::None, 128, DType::F16);
+  const std::vector<float> ref_gelu = reference(A, B, M, N, K, Activation::GeLU, 128, DType::F16);
+  const std::vector<float> ref_glu = swiglu_reference(A, W.h, M, F, K, DType::F16);
+  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}}) {
+    for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
+      GemmConfig cfg{tn, 1, 0};
+      cfg.tile_m = tm;
+      cfg.transposed = true;
+      SCOPED_TRACE(cfg.name() + " " + activation_name(act));
+      const bool glu = act == Activation::SwiGLU;
+      const int n_out = glu ? F : N;
+      Buf D(size_t(M) * n_out + kGuard);
+      GemmArgs a{DType::F16, A.d, glu ? Bp.d : B.d, D.d, M, glu ? P : N, K, act};
+      if (glu) a.n_out = F;
+      GemmOp g;
+      ASSERT_EQ(g.prepare(a, cfg), "");
+      std::vector<uint16_t> first;
+      for (int rep = 0; rep < 3; ++rep) {
+        D.poison();
+        g.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        D.download();
+        for (int i = 0; i < kGuard; ++i) ASSERT_EQ(D.h[size_t(M) * n_out + i], 0xffffu) << "written past D, element " << i;
+        Buf got(size_t(M) * n_out);
+        std::copy(D.h.begin(), D.h.begin() + size_t(M) * n_out, got.h.begin());
+        EXPECT_LT(rel_error(glu ? ref_glu : act == Activation::GeLU ? ref_gelu : ref_none, got, DType::F16), 2e-3)
+            << "rep " << rep;
+        if (rep == 0) first = D.h;
+        else EXPECT_TRUE(first == D.h) << "rep " << rep << " moved";
+      }
+    }
+  }
+  // What they cannot run, refused with the reason.
+  GemmConfig bad{192, 1, 0};
+  bad.tile_m = 192;
+  bad.transposed = true;
+  Buf D(size_t(M) * N);
+  GemmOp g;
+  EXPECT_NE(g.prepare({DType::BF16, A.d, B.d, D.d, M, N, K, Activation::None}, bad).find("fp16"), std::string::npos);
+  GemmConfig split = bad;
+  split.splits = 2;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, split).find("whole tiles"), std::string::npos);
+  GemmConfig small = bad;
+  small.tile_m = 64;
+  EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, small).find("transposed tiles"),
+            std::string::npos);
+  GemmArgs tile_packed{DType::F16, A.d, Bp.d, D.d, M, swiglu_packed_cols(F, 192), K, Activation::SwiGLU};
+  tile_packed.n_out = F;  // a weight packed for the row-major 192-wide tile, not in blocks of 16
+  EXPECT_NE(g.prepare(tile_packed, bad).find("swiglu_packed_cols"), std::string::npos);
+}
+
 TEST_F(HopperTest, StreamKIsDeterministicAndCorrectForAnyCtaCount) {
   std::mt19937 rng(13);
   const int M = 200, N = 640, K = 3072;
@@ -878,6 +946,26 @@ std::vector<MlpVariant> sync_variants() {
   fit_row.g2.hopper.splits = 2;
   fit_row.g2.hopper.ctas = 0;
   v.push_back(fit_row);
+  MlpVariant tr;  // transposed kernels in both GEMMs (fp16): 192x192 producer, 128x256 consumer on few CTAs
+  tr.g1.hopper.tile_m = tr.g1.hopper.tile_n = 192;
+  tr.g2.hopper.tile_n = 256;
+  tr.g1.hopper.transposed = tr.g2.hopper.transposed = true;
+  tr.g2.hopper.ctas = 9;
+  v.push_back(tr);
+  MlpVariant tr_row = tr;  // RowSync, wait kernel, row-major orders: 256-token producer tiles, 128x192 consumer
+  tr_row.sync = MlpVariant::Sync::RowSync;
+  tr_row.ordering = Ordering::WaitKernel;
+  tr_row.g1.hopper.tile_m = 256;
+  tr_row.g1.hopper.tile_n = 128;
+  tr_row.g2.hopper.tile_n = 192;
+  tr_row.g2.hopper.ctas = 0;
+  tr_row.g1.hopper.order = tr_row.g2.hopper.order = OrderKind::RowMajor;
+  v.push_back(tr_row);
+  MlpVariant tr_mixed;  // a row-major producer (128x128, few CTAs) under a transposed 192x192 consumer
+  tr_mixed.g1.hopper.ctas = 17;
+  tr_mixed.g2.hopper.tile_m = tr_mixed.g2.hopper.tile_n = 192;
+  tr_mixed.g2.hopper.transposed = true;
+  v.push_back(tr_mixed);
   return v;
 }
 
@@ -989,7 +1077,9 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
         }
         const MlpProblem p{dt, act, T, H, F, b.X.d, w1, b.W2.d, b.Hid.d, b.Y.d};
         try {
-          auto fp16_only = [](const hopper::GemmConfig& c) { return c.multicast > 1 || c.tile_m == 192 || c.tile_n == 192; };
+          auto fp16_only = [](const hopper::GemmConfig& c) {
+            return c.multicast > 1 || c.tile_m == 192 || c.tile_n == 192 || c.transposed;
+          };
           if (dt == DType::BF16 && (fp16_only(v.g1.hopper) || fp16_only(v.g2.hopper))) continue;
           SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " " + v.name());
           // Reference: the same kernels (same tiles, splits, orders) in stream order.

@@ -50,6 +50,11 @@ TEST(GemmConfig, NamesRoundTrip) {
   two.ctas_per_sm = 2;
   EXPECT_EQ(two.name(), "64x64-sk3-o2-rowmajor");
   configs.push_back(two);
+  GemmConfig tr{192, 1, 0, OrderKind::RowMajor};  // transposed: D^T = B^T A^T, whole tiles
+  tr.tile_m = 192;
+  tr.transposed = true;
+  EXPECT_EQ(tr.name(), "192x192-t-rowmajor");
+  configs.push_back(tr);
   for (const GemmConfig& c : configs) {
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
@@ -66,6 +71,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.pingpong, c.pingpong) << c.name();
     EXPECT_EQ(back.group, c.group) << c.name();
     EXPECT_EQ(back.ctas_per_sm, c.ctas_per_sm) << c.name();
+    EXPECT_EQ(back.transposed, c.transposed) << c.name();
     EXPECT_EQ(back.name(), c.name());
   }
 }
@@ -73,7 +79,7 @@ TEST(GemmConfig, NamesRoundTrip) {
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
   for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk", "128x128-sk3rs",
-                          "128x128-c", "128x128-g", "128x128-gx", "64x64-o"}) {
+                          "128x128-c", "128x128-g", "128x128-gx", "64x64-o", "192x192-tt", "192x192-table"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
   }
@@ -155,4 +161,34 @@ TEST(GemmConfig, SwigluPackingPadsToWholeBlocks) {
         if (!filled[i]) EXPECT_EQ(packed[i], 0) << "padding at " << i;
     }
   }
+}
+
+// A transposed kernel is a kernel function of its own, stores through its own staging (no store option
+// named), and reads a SwiGLU weight packed in 16-column blocks whatever its tile width: 8 gate columns,
+// then their 8 up columns (wgmma's fragment holds rows r and r + 8 of each 16-row group in one thread).
+TEST(GemmConfig, TransposedKernelsPackSwigluInSixteenColumnBlocks) {
+  GemmConfig row{192, 1, 0};
+  row.tile_m = 192;
+  GemmConfig tr = row;
+  tr.transposed = true;
+  EXPECT_NE(tr.kernel_function(), row.kernel_function());
+  EXPECT_FALSE(tr.staged());
+  EXPECT_TRUE(tr.default_store());
+  EXPECT_EQ(row.swiglu_block(), 192);
+  EXPECT_EQ(tr.swiglu_block(), kTransposedSwigluBlock);
+  EXPECT_EQ(swiglu_packed_cols(2752, kTransposedSwigluBlock), 2 * 2752);  // LLaMA-65B: 344 blocks of 8
+  EXPECT_EQ(swiglu_packed_cols(6146, kTransposedSwigluBlock), 2 * 6152);  // padded to whole blocks of 8
+  const int K = 3, F = 20;
+  std::vector<int> w(size_t(K) * 2 * F), packed(size_t(K) * swiglu_packed_cols(F, 16), -1);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int(i) + 1;
+  pack_swiglu_columns(w.data(), packed.data(), K, F, 16);
+  const int P = swiglu_packed_cols(F, 16);
+  ASSERT_EQ(P, 48);
+  for (int k = 0; k < K; ++k)
+    for (int p = 0; p < P; ++p) {
+      const int j = (p / 16) * 8 + p % 8;  // the output column of packed column p
+      const bool up = (p / 8) % 2 == 1;
+      const int want = j < F ? w[size_t(k) * 2 * F + (up ? F : 0) + j] : 0;
+      EXPECT_EQ(packed[size_t(k) * P + p], want) << "k=" << k << " p=" << p;
+    }
 }

@@ -26,7 +26,7 @@ struct GemmChoice {
   // The stage's tile order (the skinny GEMM's tiles are taken in column order: row-major on its 1-row grid).
   OrderKind order() const { return is_skinny ? OrderKind::RowMajor : hopper.order; }
   // Width of the column blocks a SwiGLU weight must be packed in (hopper::pack_swiglu_columns).
-  int swiglu_pack() const { return is_skinny ? skinny::kTileCols : hopper.tile_n; }
+  int swiglu_pack() const { return is_skinny ? skinny::kTileCols : hopper.swiglu_block(); }
 };
 
 class GemmStage {

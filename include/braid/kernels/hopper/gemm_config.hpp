@@ -10,6 +10,9 @@
 //                                         tile_n/2 does not divide F, the last block is padded with
 //                                         zero columns: N = swiglu_packed_cols(F, tile_n), Nout = F
 //                                         (GemmArgs::n_out).
+//   transposed kernels (GemmConfig::transposed) compute the same D as D^T = B^T A^T, the weights as the
+//                                         MMA's 64-row operand; their SwiGLU B is packed in 16-column
+//                                         blocks (8 gate, 8 up: kTransposedSwigluBlock), whatever the tile.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +60,12 @@ void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
     }
   }
 }
+
+// The packing block of a SwiGLU weight for the transposed kernels (GemmConfig::transposed): there the
+// weight columns are the rows of wgmma's accumulator fragment, and a thread holds rows r and r + 8 of each
+// 16-row group, so gate column c and up column c sit 8 apart in blocks of 16 (pack_swiglu_columns with
+// tile_n = 16). Any tile width then reads whole blocks.
+constexpr int kTransposedSwigluBlock = 16;
 
 constexpr int kTileM = 128;  // the default tile height
 constexpr int kTileK = 64;   // every tile's K depth
@@ -128,12 +137,25 @@ struct GemmConfig {
   // consumers interleave where one CTA's latency bounds the k-loop. Convolutions, fp16 64x64 and 64x32
   // tiles with their default stores, without multicast.
   int ctas_per_sm = 1;
+  // Transposed ("-t"): the kernel computes D^T = B^T . A^T -- the weight columns are the MMA's 64-row M
+  // operand (MN-major from shared memory), the tokens its N operand, split between two consumer
+  // warpgroups -- the orientation cuBLASLt's kernels run the MLP shapes in
+  // (bench/results/gemm-192x192-vs-cublas-ncu-h100-20261127/). A tile is still tile_m tokens (D's rows)
+  // x tile_n weight columns (D's columns): grids, orders, policies and waits are unchanged; the producer
+  // waits before loading the activations as always. The epilogue stages the transposed fragment in
+  // shared memory, 64 weight columns at a time, and stores whole rows. fp16; 192x192, 128x192, 128x256,
+  // 256x128 (tile_m 256: two warpgroups of 128 tokens); whole tiles (no split-K or stream-K), no
+  // multicast or pingpong; SwiGLU weights packed per kTransposedSwigluBlock.
+  bool transposed = false;
+  // The block width a SwiGLU weight is packed in for this configuration (pack_swiglu_columns).
+  int swiglu_block() const { return transposed ? kTransposedSwigluBlock : tile_n; }
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
   // PDL or stream order only.
   bool segments_wait_for_peers() const { return reduce_scatter || dsmem_reduce; }
   // (Pingpong tiles store directly by default; "-staged-pp" stages them per warpgroup for TMA stores.)
-  bool staged() const { return pingpong ? store == EpilogueStore::Staged : stages_epilogue(tile_m, tile_n, store); }
+  bool staged() const { return transposed ? false : pingpong ? store == EpilogueStore::Staged : stages_epilogue(tile_m, tile_n, store); }
   bool default_store() const {
+    if (transposed) return store == EpilogueStore::Default;
     return pingpong ? store != EpilogueStore::Staged : staged() == stages_epilogue_by_default(tile_m, tile_n);
   }
   // Which kernel function the configuration runs (per element type): tile, epilogue store, whole-tile or
@@ -144,10 +166,11 @@ struct GemmConfig {
   std::string kernel_function() const {
     return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (staged() ? "-staged" : "-direct") +
            (splits > 1 || stream_k ? "-segmented" : "-whole") + (multicast > 1 ? "-mc" + std::to_string(multicast) : "") +
-           (pingpong ? "-pp" : "") + (ctas_per_sm > 1 ? "-o" + std::to_string(ctas_per_sm) : "");
+           (pingpong ? "-pp" : "") + (ctas_per_sm > 1 ? "-o" + std::to_string(ctas_per_sm) : "") +
+           (transposed ? "-t" : "");
   }
   std::string name() const {
-    return std::to_string(tile_m) + "x" + std::to_string(tile_n) +
+    return std::to_string(tile_m) + "x" + std::to_string(tile_n) + (transposed ? "-t" : "") +
            (default_store() ? "" : store == EpilogueStore::Staged ? "-staged" : "-direct") + (pingpong ? "-pp" : "") +
            (splits > 1 ? "-sk" + std::to_string(splits) : std::string()) +
            (reduce_scatter ? "-rs" : "") + (dsmem_reduce ? "-dsm" : "") +
@@ -160,7 +183,7 @@ struct GemmConfig {
 };
 
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp", "64x64-sk3-o2"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp", "64x64-sk3-o2", "192x192-t"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -195,6 +218,9 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 3, "dsm") == 0) {
       c.dsmem_reduce = true;
       p += 3;
+    } else if (text[p] == 't' && (p + 1 == text.size() || text[p + 1] == '-')) {
+      c.transposed = true;
+      p += 1;
     } else if (text.compare(p, 2, "pp") == 0) {
       c.pingpong = true;
       p += 2;
@@ -217,7 +243,7 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -o<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -t -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -o<N> -streamk -c<N> -rowmajor)";
     }
   }
   out = c;

@@ -148,10 +148,10 @@ bool set_unit_trace(Params& params, UnitTrace* records, uint32_t stride) {
 }
 
 template <class Element, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
-          bool Pingpong = false, bool Segmented = true>
+          bool Pingpong = false, bool Segmented = true, bool Transposed = false>
 class GemmKernel final : public GemmKernelBase {
  public:
-  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong, Segmented>;
+  using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong, Segmented, Transposed>;
   using Mainloop = typename Traits::Mainloop;
 
   GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
@@ -160,11 +160,19 @@ class GemmKernel final : public GemmKernelBase {
                    unsigned long long* arrivals) override {
     using namespace cute;
     typename Mainloop::Arguments ma{};
-    ma.ptr_A = reinterpret_cast<const Element*>(a.A);
-    ma.ptr_B = reinterpret_cast<const Element*>(a.B);
-    ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.M, a.K, 1));
-    ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.N, a.K, 1));
-    params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.M, a.N, a.K, 1), ma, nullptr);
+    if constexpr (Transposed) {  // D^T[N, M] = B^T[N, K] . A^T[K, M]: the collective's A is B's memory, its B is A's
+      ma.ptr_A = reinterpret_cast<const Element*>(a.B);
+      ma.ptr_B = reinterpret_cast<const Element*>(a.A);
+      ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.N, a.K, 1));
+      ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.M, a.K, 1));
+      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.N, a.M, a.K, 1), ma, nullptr);
+    } else {
+      ma.ptr_A = reinterpret_cast<const Element*>(a.A);
+      ma.ptr_B = reinterpret_cast<const Element*>(a.B);
+      ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.M, a.K, 1));
+      ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.N, a.K, 1));
+      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.M, a.N, a.K, 1), ma, nullptr);
+    }
     params_.M = a.M;
     params_.N = a.N;
     params_.K = a.K;
@@ -189,6 +197,7 @@ class GemmKernel final : public GemmKernelBase {
   int multicast() const override { return Traits::kMulticast; }
   bool pingpong() const override { return Traits::kPingpong; }
   bool segmented() const override { return Traits::kSegmented; }
+  bool transposed() const override { return Traits::kTransposed; }
   bool set_unit_trace(UnitTrace* records, uint32_t stride) override { return hopper::set_unit_trace(params_, records, stride); }
 
  private:

@@ -41,6 +41,19 @@
 
 namespace braid::hopper {
 
+namespace detail {
+// The transposed kernels' epilogue and D's tensor map for it (epilogue_transposed.cuh): declared here,
+// defined in a header that only their instantiation units include (src/hopper/instances/gemm_*_t.cu), so
+// that work on it rebuilds those four units, not every kernel. `publish`: someone reads the tile's
+// completion (posts, traces) -- its stores must then be performed before this returns.
+template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
+                                                      int n0_out, Element* buf, int t, int threads, uint32_t bar,
+                                                      bool publish);
+template <int kRows, class Params>
+void set_transposed_output_map(Params& p);
+}  // namespace detail
+
 // Shared memory the mainloops leave to the kernel (BlockSync, the post slots and their barriers, the
 // unit ring, the split-K flag): the collective builders size their pipelines to the rest. (256 -> 512
 // when the post hand-off took two mbarriers: no instantiation's stage count changed.)
@@ -115,15 +128,29 @@ struct PostSlot {
 // 128 registers per thread (__launch_bounds__): two producers and two consumers interleave. Measured on
 // the deep convolutions it wins only 512x7 N=8 (4-6%) and 256x14 N=4 (1%): their k-steps are not bound
 // by one CTA's latency (docs/hopper-conv.md, "Two CTAs per SM").
+//
+// Transposed (GemmConfig::transposed): the collective computes D^T = B^T . A^T -- its A operand is the
+// weight tile (TileN weight columns, MN-major), its B operand the activation tile (TileM tokens, K-major),
+// and its two consumer warpgroups split the tokens (TileM / 2 each). The tile is still TileM x TileN of D;
+// the MMA's view of it is kMmaM x kMmaN = TileN x TileM. Whole tiles only, no multicast or pingpong; the
+// epilogue is store_tile_transposed (epilogue_transposed.cuh), staged through a TileM x 64 panel that
+// goes out by TMA.
 template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false,
-          bool Segmented = true, int CtasPerSm = 1>
+          bool Segmented = true, int CtasPerSm = 1, bool Transposed = false>
 struct WarpSpecializedTraits {
   using Element = Element_;
   static constexpr int kTileM = TileM;
   static constexpr int kTileN = TileN;
   static constexpr int kCtasPerSm = CtasPerSm;
-  static_assert(TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong),
-                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows)");
+  static constexpr bool kTransposed = Transposed;
+  static_assert(Transposed ? ((TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
+                              ClusterM == 1 && !Segmented && !Staged && CtasPerSm == 1)
+                           : (TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong)),
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 128-256 tokens "
+                "over two warpgroups, whole tiles of 64-column blocks");
+  // The accumulator tile as the MMA sees it (rows x columns of its C).
+  static constexpr int kMmaM = Transposed ? TileN : TileM;
+  static constexpr int kMmaN = Transposed ? TileM : TileN;
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
   // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles, B multicast (GemmConfig::multicast).
   static constexpr int kMulticast = ClusterM;
@@ -140,7 +167,7 @@ struct WarpSpecializedTraits {
   static constexpr bool kPingpong = Pingpong;
   static constexpr bool kSegmented = Segmented && !Pingpong;  // (pingpong tiles are whole)
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
-  static constexpr int kConsumerThreads = Pingpong ? 256 : TileM / 64 * 128;
+  static constexpr int kConsumerThreads = Pingpong || Transposed ? 256 : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
@@ -163,7 +190,10 @@ struct WarpSpecializedTraits {
   // 128 x 192 tiles with the fixup (96 accumulators per consumer thread): the compiler's 168 spilled
   // 428 / 1824 bytes (ptxas), 40 / 232 spills 244 / 524; their whole-tile kernel spills nothing at 168
   // and does spill with 40 / 232, so it keeps the default.
-  static constexpr bool kBigAccumulators = (TileM == 128 && (TileN == 256 || (TileN == 192 && Segmented))) ||
+  // Transposed: 96-144 accumulators per consumer thread (CUTLASS's cooperative split, 40 / 232, as its
+  // transposed probe ran).
+  static constexpr bool kBigAccumulators = Transposed ||
+                                           (TileM == 128 && (TileN == 256 || (TileN == 192 && Segmented))) ||
                                            (Pingpong && TileM * TileN >= 128 * 128);
   // Pingpong 128x128: 80 / 208 -- ptxas reports no spills, where 40 / 232 spilled 248 bytes (the
   // producer's loop does not fit 40) and the pingpong kernel ran 20-30% slower than cooperative
@@ -172,7 +202,7 @@ struct WarpSpecializedTraits {
   // (a 64 x 192 share is 96 accumulators per consumer thread). Measured on 192x192 (gemm-regsplit-ab):
   // with the split-K fixup, 56 / 152 (the producer spills ~90 bytes below 96) beat 96 / 136 by 6-10%;
   // without it, 96 / 136 (no producer spills; ptxas: the mainloop fits 128) was fastest of all.
-  static constexpr bool kThreeConsumers = !Pingpong && TileM == 192;
+  static constexpr bool kThreeConsumers = !Pingpong && !Transposed && TileM == 192;
   // The consumers look the next unit up while the current unit's last MMAs run (hopper_gemm_kernel):
   // between two tiles that index arithmetic held the tensor cores idle 0.86 -> 0.18 us per unit, 2-6%
   // of a short-K GEMM with 128x128 tiles. Not where the accumulators fill the register budget (128x256,
@@ -199,7 +229,9 @@ struct WarpSpecializedTraits {
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
     ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
-    alignas(kTmaStore ? 1024 : 128) Element_ staging[kTmaStore ? TileM * TileN : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
+    alignas(kTmaStore || Transposed ? 1024 : 128) Element_ staging[Transposed ? TileM * 64
+                                                      : kTmaStore ? TileM * TileN
+                                                      : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(kSmemBytes <= size_t(smem_per_cta(CtasPerSm)), "the shared storage does not fit CtasPerSm CTAs per SM");
@@ -252,7 +284,9 @@ struct WarpSpecializedTraits {
   // Fills d_map/d_tma for D [M, n_out] (row-major) when the TMA-store epilogue can write it.
   static void set_output_map(ParamsBase& p, int tile_n_out) {
     p.d_tma = 0;
-    if constexpr (kTmaStore) {
+    if constexpr (Transposed) {
+      detail::set_transposed_output_map<TileM>(p);
+    } else if constexpr (kTmaStore) {
       if (p.n_out % 8 == 0 && tile_n_out % 64 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0 &&
           tma::encode_2d(p.d_map, p.D, 2, uint64_t(p.n_out), uint64_t(p.M), uint64_t(p.n_out) * 2, 64, TileM).empty())
         p.d_tma = 1;
@@ -280,6 +314,27 @@ struct WarpSpecializedTraits {
     const auto shape_k = cute::shape<3>(tAgA);
     auto it = cute::make_coord_iterator(cute::idx2crd(k, shape_k), shape_k);
     return ViewACursor<TensorA, decltype(it)>{tAgA, it};
+  }
+
+  // The produced operand (activations: the one the producer waits for) and the weights, as the
+  // collective names them: its A and B, or B and A when transposed. TMA copies and shared-memory tensors.
+  static __device__ __forceinline__ const auto& act_load(const typename Mainloop::Params& m) {
+    if constexpr (Transposed) return m.tma_load_b;
+    else return m.tma_load_a;
+  }
+  static __device__ __forceinline__ const auto& wgt_load(const typename Mainloop::Params& m) {
+    if constexpr (Transposed) return m.tma_load_a;
+    else return m.tma_load_b;
+  }
+  static __device__ __forceinline__ auto act_smem(typename Mainloop::TensorStorage& t) {
+    using namespace cute;
+    if constexpr (Transposed) return make_tensor(make_smem_ptr(t.smem_B.data()), typename Mainloop::SmemLayoutB{});
+    else return make_tensor(make_smem_ptr(t.smem_A.data()), typename Mainloop::SmemLayoutA{});
+  }
+  static __device__ __forceinline__ auto wgt_smem(typename Mainloop::TensorStorage& t) {
+    using namespace cute;
+    if constexpr (Transposed) return make_tensor(make_smem_ptr(t.smem_A.data()), typename Mainloop::SmemLayoutA{});
+    else return make_tensor(make_smem_ptr(t.smem_B.data()), typename Mainloop::SmemLayoutB{});
   }
 };
 
@@ -325,25 +380,69 @@ template <class Element, int TileM, int TileN, bool Staged, class LayoutB = cutl
           bool Pingpong = false, int CtasPerSm = 1>
 using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, LayoutB, ClusterM, Pingpong, CtasPerSm>::type;
 
+// The transposed collective (WarpSpecializedTraits, Transposed): D^T[N, M] = B^T[N, K] . A^T[K, M] on
+// braid's row-major A, B, D -- column-major A' (the weights, MN-major in shared memory) and B' (the
+// activations, K-major). Tile (TileN weights, TileM tokens, 64); CUTLASS's builder lays its two
+// cooperative warpgroups along M, here they split the tokens: one warpgroup's wgmma atom of 64 x TileM/2,
+// laid out 1 x 2 and repeated over the TileN weights by the collective (the layout of CUTLASS's probe,
+// src/cutlass/sm90_gemm_transposed.cu). The pipeline leaves room for a TileM x 64 staging panel (1024-byte
+// aligned for the TMA store: 256x128 keeps 4 stages).
+template <class Element, int TileM, int TileN>
+struct TransposedGemmMainloopFor {
+  using Col = cutlass::layout::ColumnMajor;
+  using TileShape = cute::Shape<cute::Int<TileN>, cute::Int<TileM>, cute::Int<kTileK>>;
+  using Builder = cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Col, 8, Element, Col, 8, float, TileShape,
+      cute::Shape<cute::_1, cute::_1, cute::_1>,
+      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + TileM * 64 * 2 + 1024>,
+      cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
+  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / 2>, cute::Int<kTileK>>;
+  using TiledMma = decltype(cute::make_tiled_mma(
+      cute::GMMA::ss_op_selector<Element, Element, float, WarpgroupShape, Builder::GmmaMajorA, Builder::GmmaMajorB>(),
+      cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
+  using type = cutlass::gemm::collective::CollectiveMma<
+      typename Builder::DispatchPolicy, TileShape, Element, cutlass::gemm::TagToStrideA_t<Col>, Element,
+      cutlass::gemm::TagToStrideB_t<Col>, TiledMma, typename Builder::GmemTiledCopyA, typename Builder::SmemLayoutAtomA,
+      void, cute::identity, typename Builder::GmemTiledCopyB, typename Builder::SmemLayoutAtomB, void, cute::identity>;
+};
+
 // D[M, n_out] = act(A[M, K] . B[K, N]): A's k-tile k reads rows of the tile, columns [64k, 64k+64).
+// Transposed: the collective of TransposedGemmMainloopFor (WarpSpecializedTraits says what changes). (A
+// specialization, not a conditional_t: only the chosen collective may be instantiated -- each builder
+// refuses the other's tiles.)
+template <class Element, int TileM, int TileN, bool Staged, int ClusterM, bool Pingpong, bool Transposed>
+struct GemmTraitsMainloopFor {
+  using type = GemmMainloop<Element, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>;
+};
+template <class Element, int TileM, int TileN, bool Staged, int ClusterM, bool Pingpong>
+struct GemmTraitsMainloopFor<Element, TileM, TileN, Staged, ClusterM, Pingpong, true> {
+  using type = typename TransposedGemmMainloopFor<Element, TileM, TileN>::type;
+};
+template <class Element, int TileM, int TileN, bool Staged, int ClusterM, bool Pingpong, bool Transposed>
+using GemmTraitsMainloop = typename GemmTraitsMainloopFor<Element, TileM, TileN, Staged, ClusterM, Pingpong, Transposed>::type;
 template <class Element_, int TileM, int TileN, bool Staged = stages_epilogue_by_default(TileM, TileN), int ClusterM = 1,
-          bool Pingpong = false, bool Segmented = true>
+          bool Pingpong = false, bool Segmented = true, bool Transposed = false>
 struct GemmTraits
-    : WarpSpecializedTraits<Element_, TileM, TileN,
-                            GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
-                            Staged, ClusterM, Pingpong, Segmented> {
+    : WarpSpecializedTraits<Element_, TileM, TileN, GemmTraitsMainloop<Element_, TileM, TileN, Staged, ClusterM, Pingpong, Transposed>,
+                            Staged, ClusterM, Pingpong, Segmented, 1, Transposed> {
   using Base = WarpSpecializedTraits<Element_, TileM, TileN,
-                                     GemmMainloop<Element_, TileM, TileN, Staged, cutlass::layout::RowMajor, ClusterM, Pingpong>,
-                                     Staged, ClusterM, Pingpong, Segmented>;
+                                     GemmTraitsMainloop<Element_, TileM, TileN, Staged, ClusterM, Pingpong, Transposed>,
+                                     Staged, ClusterM, Pingpong, Segmented, 1, Transposed>;
   using Mainloop = typename Base::Mainloop;
   static constexpr bool kBias = false;
   struct Params : Base::ParamsBase {};
 
-  // The TMA views of A and B: (BLK_M, BLK_K, m, k) and (BLK_N, BLK_K, n, k).
+  // The TMA views of the activations and the weights: (BLK_M, BLK_K, m, k) and (BLK_N, BLK_K, n, k) --
+  // the collective's A and B, or (transposed: it multiplies B^T by A^T) its B and A.
   static __device__ __forceinline__ auto load_tensors(Mainloop& mainloop, const Params& p) {
     using namespace cute;
-    auto t = mainloop.load_init(make_shape(p.M, p.N, p.K, 1), p.mainloop);
-    return make_tuple(get<0>(t)(_, _, _, _, 0), get<1>(t)(_, _, _, _, 0));
+    if constexpr (Transposed) {
+      auto t = mainloop.load_init(make_shape(p.N, p.M, p.K, 1), p.mainloop);
+      return make_tuple(get<1>(t)(_, _, _, _, 0), get<0>(t)(_, _, _, _, 0));
+    } else {
+      auto t = mainloop.load_init(make_shape(p.M, p.N, p.K, 1), p.mainloop);
+      return make_tuple(get<0>(t)(_, _, _, _, 0), get<1>(t)(_, _, _, _, 0));
+    }
   }
   // Rows [r0, r1] of the produced A that row-tile y reads.
   static __device__ __forceinline__ void a_rows(const Params& p, uint32_t y, uint32_t& r0, uint32_t& r1) {
@@ -381,15 +480,17 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   auto load_inputs = Traits::load_tensors(mainloop, p);
   Tensor gA_mk = get<0>(load_inputs);  // (BLK_M, BLK_K, m, k)
   Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
-  Tensor sA = make_tensor(make_smem_ptr(smem.tensors.smem_A.data()), typename Mainloop::SmemLayoutA{});
-  Tensor sB = make_tensor(make_smem_ptr(smem.tensors.smem_B.data()), typename Mainloop::SmemLayoutB{});
+  Tensor sA = Traits::act_smem(smem.tensors);  // the activations' stages (A; the collective's B when transposed)
+  Tensor sB = Traits::wgt_smem(smem.tensors);  // the weights' stages
   // Multicast: this CTA loads its slice (its cluster rank) of the B tile into both CTAs' stage, each
   // stage's full barrier expecting the whole tile's bytes; A is its own.
   constexpr bool kMc = Traits::kMulticast > 1;
   const uint32_t mc_rank = kMc ? cluster::rank() : 0u;
   const uint16_t mc_mask_b = kMc ? uint16_t((1u << Traits::kMulticast) - 1u) : uint16_t(0);
-  auto tma_a = p.mainloop.tma_load_a.get_slice(0);
-  auto tma_b = p.mainloop.tma_load_b.get_slice(mc_rank);
+  const auto& act_load = Traits::act_load(p.mainloop);
+  const auto& wgt_load = Traits::wgt_load(p.mainloop);
+  auto tma_a = act_load.get_slice(0);
+  auto tma_b = wgt_load.get_slice(mc_rank);
   Tensor tAsA = tma_a.partition_D(sA);
   Tensor tBsB = tma_b.partition_D(sB);
   // A's k-tiles are walked by the traits' cursor (Traits::a_cursor): the one thread that issues the loads
@@ -431,7 +532,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
           // where Chain::check's deadline sees it.)
           pipeline.producer_acquire(write);
           if (b_first)
-            copy(p.mainloop.tma_load_b.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
+            copy(wgt_load.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
                  tBsB(_, _, _, stage));
         }
         if constexpr (kW) {
@@ -447,9 +548,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
         }
         if (elected) {
           auto* bar = pipeline.producer_get_barrier(write);
-          a_k.load(p.mainloop.tma_load_a, *bar, tAsA(_, _, _, stage));
-          if (!b_first)
-            copy(p.mainloop.tma_load_b.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+          a_k.load(act_load, *bar, tAsA(_, _, _, stage));
+          if (!b_first) copy(wgt_load.with(*bar, mc_mask_b), tBgB(_, _, _, k), tBsB(_, _, _, stage));
         }
         ++write;
       }
@@ -727,7 +827,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     const uint32_t tile_barrier = Traits::tile_barrier(wg);
     typename Traits::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_thread_slice(t);
-    Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<kTileM>{}, Int<kTileN>{})));
+    // (Transposed: the MMA's tile is kTileN x kTileM -- coord gives (weight column, token).)
+    Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<Traits::kMmaM>{}, Int<Traits::kMmaN>{})));
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
@@ -795,7 +896,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         r.block = blockIdx.x;
         r.reduced = reduced;
       };
-      Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kTileN>{}));
+      Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Traits::kMmaM>{}, Int<Traits::kMmaN>{}));
       const int k_count = int(w.k_end - w.k_begin);
       const int n0_out = int(w.tile.x) * tile_n_out;
       if constexpr (Traits::kBias)
@@ -849,7 +950,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // out of line serialized the wgmma mainloop (ptxas C7520). The staged path copies out element
       // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
-      if constexpr (Traits::kTmaStore) {
+      if constexpr (Traits::kTransposed) {
+        detail::store_tile_transposed<kTileM, kTileN>(accum, coord, p, m0, n0_out, smem.staging, t, Traits::kConsumerThreads,
+                                                      Traits::kConsumerBarrier, posting || sp.trace != nullptr);
+      } else if constexpr (Traits::kTmaStore) {
         if constexpr (kPingpong)  // each warpgroup its own half of the buffer, a 64-column panel at a time
           detail::store_tile_tma_panels<Traits::kBias, kTileM, kTileN>(
               accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out, bias, p.residual,
@@ -907,7 +1011,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         }
       }
     }
-    if constexpr (Traits::kTmaStore)
+    if constexpr (Traits::kTmaStore || Traits::kTransposed)
       if (t == 0) tma::store_wait_all();  // the staging buffer outlives its last store's reads
     // Pingpong: the last unit's arrival on its mma-done barrier has no next unit to meet it.
     if constexpr (kPingpong)

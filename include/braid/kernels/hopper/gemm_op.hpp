@@ -31,7 +31,7 @@ struct GemmArgs {
   int M = 0, N = 0, K = 0;
   Activation act = Activation::None;
   // D's width where it is not N (N / 2 with SwiGLU): a SwiGLU B padded to whole tile blocks,
-  // N = swiglu_packed_cols(n_out, tile_n). 0: derived.
+  // N = swiglu_packed_cols(n_out, GemmConfig::swiglu_block()). 0: derived.
   int n_out = 0;
   int out_cols() const { return n_out > 0 ? n_out : act == Activation::SwiGLU ? N / 2 : N; }
 };
@@ -57,6 +57,8 @@ class KernelBase {
   virtual bool pingpong() const { return false; }
   // Whether the kernel carries the split-K / stream-K fixup (whole-tile instantiations do not).
   virtual bool segmented() const { return true; }
+  // Whether the kernel computes D^T = B^T A^T (GemmConfig::transposed).
+  virtual bool transposed() const { return false; }
   // Diagnostic per-unit records (UnitTrace) on the next launches; false where the kernel has none.
   virtual bool set_unit_trace(UnitTrace* /*records*/, uint32_t /*stride*/) { return false; }
 };
@@ -76,9 +78,10 @@ class GemmKernelBase : public KernelBase {
 // Pingpong warpgroups (GemmConfig::pingpong): fp16 and bf16 128x128, direct stores.
 // segmented: the schedule cuts tiles into segments (split-K, stream-K), so the kernel needs the fixup;
 // the plain tiles come both ways (the whole-tile instantiation holds fewer registers), pingpong
-// without, multicast with.
+// without, multicast with. transposed (GemmConfig::transposed): fp16 192x192, 128x192, 128x256, 256x128,
+// whole tiles only.
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1,
-                                                 bool pingpong = false, bool segmented = true);
+                                                 bool pingpong = false, bool segmented = true, bool transposed = false);
 
 // One prepared problem on braid's persistent Hopper kernel: its tile grid, work schedule (GemmConfig),
 // split-K/stream-K workspace, and the launch, plain or as a stage of a braid::Chain. GemmOp and

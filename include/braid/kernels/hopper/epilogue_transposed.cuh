@@ -1,0 +1,150 @@
+// The epilogue of braid's transposed Hopper GEMM (GemmConfig::transposed; gemm_kernel.cuh), and D's
+// tensor map for it. Included only by the transposed instantiation units (src/hopper/instances/*_t.cu);
+// gemm_kernel.cuh declares both.
+//
+// The MMA computed D^T, so a thread's accumulator pairs are two adjacent tokens (rows of D) of one weight
+// column (a column of D): straight to D they would be scattered 2-byte stores. Instead the tile goes out
+// one panel of 64 output columns at a time through a TileM x 64 staging buffer in the 128-byte swizzled
+// layout a TMA box of 64 columns x TileM rows reads (16-byte chunk c of row r at c ^ (r % 8)): the
+// consumers write their values into it transposed (2-byte writes), thread 0 issues the panel's bulk tensor
+// store, and the consumers go on to the next panel (or tile) -- waiting, before they rewrite the buffer,
+// only until that store has read it. A panel narrower than 64 columns (the tile's last output columns when
+// the tile is not whole 64-column panels; SwiGLU's odd 64-row block), or a D that has no tensor map (rows
+// not whole 16-byte pieces), is copied out by the consumer threads instead (16-byte pieces, or elements).
+//
+// Fragment (wgmma 64 x N per warpgroup, the tile's weights repeated in 64-row blocks; AccumShape): value
+// i = c2 + 2 r2 + 4 g + 4 G mb of a thread is weight column 16 w + l + 8 r2 + 64 mb (w: warp in the
+// warpgroup, l = lane / 4) and token 8 g + 2 (lane % 4) + c2 of its warpgroup's tokens -- read from the
+// partitioned identity tensor `coord` (the thread's first value) and the fragment's strides.
+//
+// SwiGLU: the weight is packed in 16-column blocks (8 gate, 8 up: kTransposedSwigluBlock), so gate column
+// 16 j + l and its up column 16 j + 8 + l are a thread's values with r2 = 0 and r2 = 1 (i and i + 2), and
+// the output column is 8 j + l: two 64-row blocks of weights make one 64-column output panel.
+//
+// Bank conflicts of the panel writes: a warp's value i is 8 consecutive output columns (l: one 16-byte
+// chunk) x 4 tokens 2 apart (lane % 4); the swizzle puts the 4 rows' chunks on distinct banks.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "braid/kernels/common/tma_sm90.cuh"
+#include "braid/kernels/hopper/gemm_kernel.cuh"
+
+namespace braid::hopper::detail {
+
+template <Activation kAct, int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coord& coord, const Params& p, int m0,
+                                                         int n0_out, Element* buf, int t, int threads, uint32_t bar,
+                                                         bool publish) {
+  using Shape = AccumShape<Accum>;
+  static_assert(Shape::kBlocks == kCols / 64, "the MMA's M is the tile's weight columns, in 64-row blocks");
+  constexpr bool kGlu = kAct == Activation::SwiGLU;
+  constexpr int kBlocksPerPanel = kGlu ? 2 : 1;  // 64-row blocks of weights per 64-column output panel
+  constexpr int kPanels = (Shape::kBlocks + kBlocksPerPanel - 1) / kBlocksPerPanel;
+  const int M = p.M, n_out = p.n_out;
+  Element* D = p.D;
+  const int rows = min(kRows, M - m0);
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(buf);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(buf));
+  const bool whole_pieces = n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(D) & 15u) == 0;
+  // Where this thread's values land in the panel, from its first value's (weight column wc0, token tok0)
+  // and the fragment's strides (AccumShape): value (c2, r2, g) of a 64-row block is token tok0 + 8 g + c2,
+  // weight column wc0 + 8 r2 (+ 64 per block). wc0 = 16 w + l, so wc0 % 8 is its column in a 16-byte chunk
+  // and wc0 / 8 (wc0 / 16 for SwiGLU's output columns) its first chunk; the swizzle of token tok0 + 8 g + c2
+  // is (tok0 + c2) % 8 whatever g. (Addresses as constants off one base: computed per value from `coord`,
+  // the 256x128 kernel spilled ~480 bytes more, ptxas.)
+  const int wc0 = int(cute::get<0>(coord(0))), tok0 = int(cute::get<1>(coord(0)));
+  const int row0 = tok0 * 128 + (wc0 % 8) * 2;
+  const int chunk0 = kGlu ? wc0 / 16 : wc0 / 8;
+  const int swz[2] = {tok0 & 7, (tok0 + 1) & 7};
+#pragma unroll
+  for (int q = 0; q < kPanels; ++q) {
+    const int lo = 64 * q;  // the panel's first output column in the tile
+    // The panel's output columns: 64, or 32 where SwiGLU's last 64-row block is alone (a 192-wide tile's
+    // 96 output columns) -- never more, or the copy-out would overwrite the next tile's first columns.
+    const int blocks = min(kBlocksPerPanel, Shape::kBlocks - q * kBlocksPerPanel);
+    const int width = blocks * (kGlu ? 32 : 64);
+    const int cols = min(width, n_out - n0_out - lo);
+    if (cols <= 0) break;  // (the tile's last columns lie past D)
+    const bool by_tma = p.d_tma && width == 64;  // a whole 64-column panel (the map clips it at D's edges)
+    if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
+    ptx::named_barrier_sync(bar, threads);  // ... and every thread's copy-out of it is done
+#pragma unroll
+    for (int b = 0; b < kBlocksPerPanel; ++b) {
+      const int mb = q * kBlocksPerPanel + b;
+      if (mb >= Shape::kBlocks) break;
+#pragma unroll
+      for (int g = 0; g < Shape::kGroups; ++g)
+#pragma unroll
+        for (int r2 = 0; r2 < (kGlu ? 1 : 2); ++r2)
+#pragma unroll
+          for (int c2 = 0; c2 < 2; ++c2) {
+            const int i = c2 + 2 * r2 + 4 * g + Shape::kPerBlock * mb;
+            float v = accum(i);
+            if constexpr (kGlu) v = silu(v) * accum(i + 2);  // (i + 2: its up value, 8 weight columns on)
+            else if constexpr (kAct == Activation::GeLU) v = gelu_erf(v);
+            // Row tok0 + 8 g + c2, 16-byte chunk (chunk0 + r2, or + 4 b) ^ ((tok0 + c2) % 8), column wc0 % 8.
+            const int chunk = kGlu ? chunk0 + 4 * b : chunk0 + r2;
+            *reinterpret_cast<Element*>(bytes + row0 + (8 * g + c2) * 128 + ((chunk ^ swz[c2]) << 4)) = Element(v);
+          }
+    }
+    if (by_tma) {
+      tma::fence_proxy_async_smem();  // the generic-proxy writes, before the async proxy reads them
+      ptx::named_barrier_sync(bar, threads);
+      if (t == 0) {
+        tma::store_2d(&p.d_map, base, n0_out + lo, m0);  // (rows past M clipped by the tensor map)
+        tma::store_commit();
+      }
+      continue;
+    }
+    ptx::named_barrier_sync(bar, threads);
+    Element* out = D + size_t(m0) * n_out + n0_out + lo;
+    if (whole_pieces) {  // cols is a multiple of 8 here
+      for (int k = t; k < rows * 8; k += threads) {
+        const int r = k / 8, c8 = (k % 8) * 8;
+        if (c8 < cols)
+          *reinterpret_cast<uint4*>(out + size_t(r) * n_out + c8) =
+              *reinterpret_cast<const uint4*>(bytes + swizzled_offset(r, c8, kRows));
+      }
+    } else {
+      for (int k = t; k < rows * 64; k += threads) {
+        const int r = k / 64, c = k % 64;
+        if (c < cols) out[size_t(r) * n_out + c] = *reinterpret_cast<const Element*>(bytes + swizzled_offset(r, c, kRows));
+      }
+    }
+  }
+  // Someone reads the tile's completion: its bulk stores must be performed before the post (the poster's
+  // release is cumulative over the barrier this thread arrives on next).
+  if (publish && p.d_tma && t == 0) {
+    tma::store_wait_all();
+    ptx::fence_proxy_async_global();
+  }
+}
+
+template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+__device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
+                                                      int n0_out, Element* buf, int t, int threads, uint32_t bar,
+                                                      bool publish) {
+  switch (p.act) {
+    case Activation::GeLU:
+      return store_tile_transposed_as<Activation::GeLU, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads, bar,
+                                                                      publish);
+    case Activation::SwiGLU:
+      return store_tile_transposed_as<Activation::SwiGLU, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads,
+                                                                        bar, publish);
+    default:  // (ReLU is the convolutions'; GemmOp refuses it)
+      return store_tile_transposed_as<Activation::None, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads, bar,
+                                                                      publish);
+  }
+}
+
+// D [M, n_out] as boxes of 64 columns x kRows rows with the 128-byte swizzle, where its rows are whole
+// 16-byte pieces (else d_tma stays 0 and the consumers copy every panel out).
+template <int kRows, class Params>
+void set_transposed_output_map(Params& p) {
+  p.d_tma = 0;
+  if (p.n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0 &&
+      tma::encode_2d(p.d_map, p.D, 2, uint64_t(p.n_out), uint64_t(p.M), uint64_t(p.n_out) * 2, 64, kRows).empty())
+    p.d_tma = 1;
+}
+
+}  // namespace braid::hopper::detail
