@@ -134,7 +134,9 @@ int main(int argc, char** argv) {
 
   // N: the GEMM's width. (Tile widths that do not divide HD = NH * 128 are candidates too: only the
   // StridedSync variants need them to, and are left out for such a QKV tile below.)
-  auto gemm_candidates = [](int M, int N) {
+  int sms = 0;
+  BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  auto gemm_candidates = [sms](int M, int N) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
       for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
@@ -197,9 +199,15 @@ int main(int argc, char** argv) {
     }
     // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation of
     // cuBLASLt's kernels on these shapes (GPT-3's QKV at S = 512: 320 weights x 64 tokens).
+    // 320 weight columns (64 or 128 tokens; a width only the transposed kernels have): where the tiles
+    // make one nearly full wave -- GPT-3's QKV (N = 4608) at S = 512 / 1024 is 15 x 8 = 120 of them.
+    auto one_wave = [&](int tm, int tn) {
+      const long tiles = long((N + tn - 1) / tn) * ((M + tm - 1) / tm);
+      return tiles <= sms && tiles * 4 >= long(sms) * 3;
+    };
     if (M >= 256)
-      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}}) {
-        if (N % n_ != 0) continue;
+      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}, {64, 320}, {128, 320}}) {
+        if (n_ == 320 ? !one_wave(m_, n_) : N % n_ != 0) continue;
         GemmConfig c{n_, 1, 0};
         c.tile_m = m_;
         c.transposed = true;

@@ -72,17 +72,20 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_t();  // transposed
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x256_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256x128_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x320_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x320_t();
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
                                                  bool pingpong, bool segmented, bool transposed) {
   const bool f16 = dtype == DType::F16;
   if (transposed) {
-    if (!f16 || multicast != 1 || pingpong || segmented || staged) return nullptr;
-    if (tile_m == 192 && tile_n == 192) return make_gemm_kernel_f16_192x192_t();
-    if (tile_m == 128 && tile_n == 192) return make_gemm_kernel_f16_128x192_t();
-    if (tile_m == 128 && tile_n == 256) return make_gemm_kernel_f16_128x256_t();
-    if (tile_m == 256 && tile_n == 128) return make_gemm_kernel_f16_256x128_t();
-    return nullptr;
+    if (!f16 || multicast != 1 || pingpong || segmented || staged || !is_transposed_tile(tile_m, tile_n)) return nullptr;
+    if (tile_m == 192) return make_gemm_kernel_f16_192x192_t();
+    if (tile_m == 256) return make_gemm_kernel_f16_256x128_t();
+    if (tile_m == 64) return make_gemm_kernel_f16_64x320_t();
+    return tile_n == 192 ? make_gemm_kernel_f16_128x192_t()
+           : tile_n == 256 ? make_gemm_kernel_f16_128x256_t()
+                           : make_gemm_kernel_f16_128x320_t();
   }
   if (pingpong) {
     if (multicast != 1 || tile_m != 128 || tile_n != 128 || segmented || (staged && !f16)) return nullptr;
@@ -379,17 +382,16 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
            " N=" + std::to_string(a.N);
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
   if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
-  if (c.tile_n != 64 && c.tile_n != 96 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256)
-    return "tile_n must be 64, 96, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
   if (c.transposed) {
-    const bool tile = (c.tile_m == 192 && c.tile_n == 192) || (c.tile_m == 128 && c.tile_n == 192) ||
-                      (c.tile_m == 128 && c.tile_n == 256) || (c.tile_m == 256 && c.tile_n == 128);
-    if (!tile) return "transposed tiles are 192x192, 128x192, 128x256 and 256x128 (got " + c.name() + ")";
+    if (!is_transposed_tile(c.tile_m, c.tile_n))
+      return std::string("transposed tiles are ") + transposed_tile_list() + " (got " + c.name() + ")";
     if (a.dtype != DType::F16) return "transposed kernels are fp16 only (got " + c.name() + ")";
     if (c.splits > 1 || c.stream_k || c.multicast > 1 || c.pingpong || c.reduce_scatter || c.dsmem_reduce ||
         c.store != EpilogueStore::Default)
       return "transposed kernels run whole tiles with their own staged epilogue: no split-K, stream-K, multicast, "
              "pingpong or store option (got " + c.name() + ")";
+  } else if (c.tile_n != 64 && c.tile_n != 96 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256) {
+    return "tile_n must be 64, 96, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
   } else if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 192) {
     return "tile_m must be 64, 128 or 192 (got " + std::to_string(c.tile_m) + ")";
   }

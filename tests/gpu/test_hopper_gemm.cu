@@ -325,7 +325,7 @@ TEST_F(HopperTest, PaddedSwigluWeightsMatchReference) {
 }
 
 // The transposed kernels (GemmConfig::transposed: D^T = B^T A^T, the weights as the MMA's M operand, the
-// tokens split between two warpgroups, the epilogue staged in 64-column panels): every tile against an
+// tokens split between two warpgroups or on one (64x320), the epilogue staged in 64-column panels): every tile against an
 // fp32 reference -- None and GeLU on a B whose width is not whole tiles or panels (N = 328), SwiGLU on a
 // weight packed in 16-column blocks with F not a multiple of 8 output columns of a panel (n_out = F = 172,
 // padded) -- with M and K ragged, nothing written past D, the same bits on every run; and the
@@ -344,7 +344,7 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
   const std::vector<float> ref_none = reference(A, B, M, N, K, Activation::None, 128, DType::F16);
   const std::vector<float> ref_gelu = reference(A, B, M, N, K, Activation::GeLU, 128, DType::F16);
   const std::vector<float> ref_glu = swiglu_reference(A, W.h, M, F, K, DType::F16);
-  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}}) {
+  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {64, 320}, {128, 320}}) {
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
       GemmConfig cfg{tn, 1, 0};
       cfg.tile_m = tm;
@@ -966,6 +966,19 @@ std::vector<MlpVariant> sync_variants() {
   tr_mixed.g2.hopper.tile_m = tr_mixed.g2.hopper.tile_n = 192;
   tr_mixed.g2.hopper.transposed = true;
   v.push_back(tr_mixed);
+  MlpVariant tr_wide;  // 320 weight columns: 64-token producer tiles (one warpgroup), 128x320 consumer on few CTAs
+  tr_wide.g1.hopper.tile_m = 64;
+  tr_wide.g1.hopper.tile_n = tr_wide.g2.hopper.tile_n = 320;
+  tr_wide.g1.hopper.transposed = tr_wide.g2.hopper.transposed = true;
+  tr_wide.g2.hopper.ctas = 5;
+  v.push_back(tr_wide);
+  MlpVariant tr_wide_row = tr_wide;  // RowSync, wait kernel: the other way round, 64x320 consumer on every SM
+  tr_wide_row.sync = MlpVariant::Sync::RowSync;
+  tr_wide_row.ordering = Ordering::WaitKernel;
+  tr_wide_row.g1.hopper.tile_m = 128;
+  tr_wide_row.g2.hopper.tile_m = 64;
+  tr_wide_row.g2.hopper.ctas = 0;
+  v.push_back(tr_wide_row);
   return v;
 }
 

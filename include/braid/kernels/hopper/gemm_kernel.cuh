@@ -131,7 +131,8 @@ struct PostSlot {
 //
 // Transposed (GemmConfig::transposed): the collective computes D^T = B^T . A^T -- its A operand is the
 // weight tile (TileN weight columns, MN-major), its B operand the activation tile (TileM tokens, K-major),
-// and its two consumer warpgroups split the tokens (TileM / 2 each). The tile is still TileM x TileN of D;
+// and its two consumer warpgroups split the tokens (TileM / 2 each; a 64-token tile has one warpgroup,
+// which reads each 64-row block of weights once per k-step instead of twice). The tile is still TileM x TileN of D;
 // the MMA's view of it is kMmaM x kMmaN = TileN x TileM. Whole tiles only, no multicast or pingpong; the
 // epilogue is store_tile_transposed (epilogue_transposed.cuh), staged through a TileM x 64 panel that
 // goes out by TMA.
@@ -143,11 +144,11 @@ struct WarpSpecializedTraits {
   static constexpr int kTileN = TileN;
   static constexpr int kCtasPerSm = CtasPerSm;
   static constexpr bool kTransposed = Transposed;
-  static_assert(Transposed ? ((TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
+  static_assert(Transposed ? ((TileM == 64 || TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
                               ClusterM == 1 && !Segmented && !Staged && CtasPerSm == 1)
                            : (TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong)),
-                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 128-256 tokens "
-                "over two warpgroups, whole tiles of 64-column blocks");
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 64 tokens on "
+                "one warpgroup or 128-256 over two, whole tiles of 64-column blocks");
   // The accumulator tile as the MMA sees it (rows x columns of its C).
   static constexpr int kMmaM = Transposed ? TileN : TileM;
   static constexpr int kMmaN = Transposed ? TileM : TileN;
@@ -167,7 +168,7 @@ struct WarpSpecializedTraits {
   static constexpr bool kPingpong = Pingpong;
   static constexpr bool kSegmented = Segmented && !Pingpong;  // (pingpong tiles are whole)
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
-  static constexpr int kConsumerThreads = Pingpong || Transposed ? 256 : TileM / 64 * 128;
+  static constexpr int kConsumerThreads = Pingpong ? 256 : Transposed ? (TileM == 64 ? 128 : 256) : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
@@ -190,7 +191,7 @@ struct WarpSpecializedTraits {
   // 128 x 192 tiles with the fixup (96 accumulators per consumer thread): the compiler's 168 spilled
   // 428 / 1824 bytes (ptxas), 40 / 232 spills 244 / 524; their whole-tile kernel spills nothing at 168
   // and does spill with 40 / 232, so it keeps the default.
-  // Transposed: 96-144 accumulators per consumer thread (CUTLASS's cooperative split, 40 / 232, as its
+  // Transposed: 96-160 accumulators per consumer thread (CUTLASS's cooperative split, 40 / 232, as its
   // transposed probe ran).
   static constexpr bool kBigAccumulators = Transposed ||
                                            (TileM == 128 && (TileN == 256 || (TileN == 192 && Segmented))) ||
@@ -211,8 +212,12 @@ struct WarpSpecializedTraits {
   static constexpr bool kLookAhead = !kBigAccumulators && !kThreeConsumers;
   static constexpr int kProducerRegs =
       kThreeConsumers ? (kSegmented ? 56 : 96) : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
-  static constexpr int kConsumerRegs =
-      kThreeConsumers ? (kSegmented ? 152 : 136) : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
+  // (A 64-token transposed tile has one consumer warpgroup: 256 threads, room for 40 / 256.)
+  static constexpr int kConsumerRegs = kThreeConsumers    ? (kSegmented ? 152 : 136)
+                                       : !kBigAccumulators ? 0
+                                       : Pingpong          ? 208
+                                       : Transposed && TileM == 64 ? 256
+                                                                   : 232;
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
@@ -385,8 +390,10 @@ using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, Lay
 // activations, K-major). Tile (TileN weights, TileM tokens, 64); CUTLASS's builder lays its two
 // cooperative warpgroups along M, here they split the tokens: one warpgroup's wgmma atom of 64 x TileM/2,
 // laid out 1 x 2 and repeated over the TileN weights by the collective (the layout of CUTLASS's probe,
-// src/cutlass/sm90_gemm_transposed.cu). The pipeline leaves room for a TileM x 64 staging panel (1024-byte
-// aligned for the TMA store: 256x128 keeps 4 stages).
+// src/cutlass/sm90_gemm_transposed.cu). 64 tokens: one warpgroup, atom 64 x 64 -- split in two, each
+// warpgroup's n32 MMAs would read every 64-row block of weights from shared memory for half the work.
+// The pipeline leaves room for a TileM x 64 staging panel (1024-byte aligned for the TMA store: 256x128
+// keeps 4 stages; 128x320, 56 KB per stage, 3).
 template <class Element, int TileM, int TileN>
 struct TransposedGemmMainloopFor {
   using Col = cutlass::layout::ColumnMajor;
@@ -396,10 +403,11 @@ struct TransposedGemmMainloopFor {
       cute::Shape<cute::_1, cute::_1, cute::_1>,
       cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + TileM * 64 * 2 + 1024>,
       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
-  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / 2>, cute::Int<kTileK>>;
+  static constexpr int kWarpgroups = TileM == 64 ? 1 : 2;
+  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / kWarpgroups>, cute::Int<kTileK>>;
   using TiledMma = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float, WarpgroupShape, Builder::GmmaMajorA, Builder::GmmaMajorB>(),
-      cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
+      cute::Layout<cute::Shape<cute::_1, cute::Int<kWarpgroups>, cute::_1>>{}));
   using type = cutlass::gemm::collective::CollectiveMma<
       typename Builder::DispatchPolicy, TileShape, Element, cutlass::gemm::TagToStrideA_t<Col>, Element,
       cutlass::gemm::TagToStrideB_t<Col>, TiledMma, typename Builder::GmemTiledCopyA, typename Builder::SmemLayoutAtomA,
