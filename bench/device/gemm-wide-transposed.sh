@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# braid's 320-wide transposed tiles (64x320-t: one consumer warpgroup; 128x320-t: two) -- a width only the
+# braid's 320-wide transposed tiles (64x320-t: two warpgroups on alternate k-steps since session 42's second
+# build, one warpgroup in the first; 128x320-t: two splitting the tokens) -- a width only the
 # transposed kernels have -- on the shapes where they make one wave of ~120 tiles, against braid's earlier
 # picks and cuBLASLt in the same process; each variant checked against the reference (err column); no
 # activation. Every GPU test first (common.sh gpu_tests_gate: no timing unless all pass).

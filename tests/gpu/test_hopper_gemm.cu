@@ -325,7 +325,7 @@ TEST_F(HopperTest, PaddedSwigluWeightsMatchReference) {
 }
 
 // The transposed kernels (GemmConfig::transposed: D^T = B^T A^T, the weights as the MMA's M operand, the
-// tokens split between two warpgroups or on one (64x320), the epilogue staged in 64-column panels): every tile against an
+// tokens split between two warpgroups, or 64-token tiles' k-steps, the epilogue staged in 64-column panels): every tile against an
 // fp32 reference -- None and GeLU on a B whose width is not whole tiles or panels (N = 328), SwiGLU on a
 // weight packed in 16-column blocks with F not a multiple of 8 output columns of a panel (n_out = F = 172,
 // padded) -- with M and K ragged, nothing written past D, the same bits on every run; and the
@@ -372,6 +372,28 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
         else EXPECT_TRUE(first == D.h) << "rep " << rep << " moved";
       }
     }
+  }
+  // The 64-token tile's warpgroups take alternate k-steps (kKSplit): one k-step (warpgroup 1 adds zeros)
+  // and an odd count, on a ragged M whose last tile leaves warpgroup 1 few tokens (M = 300: 44 rows).
+  for (int k2 : {40, 136}) {
+    GemmConfig cfg{320, 1, 0};
+    cfg.tile_m = 64;
+    cfg.transposed = true;
+    SCOPED_TRACE("64x320-t K=" + std::to_string(k2));
+    Buf A2(size_t(M) * k2), B2(size_t(k2) * N), D(size_t(M) * N + kGuard);
+    A2.random(rng, 1.0f, DType::F16);
+    B2.random(rng, 2.0f / std::sqrt(float(k2)), DType::F16);
+    const std::vector<float> ref = reference(A2, B2, M, N, k2, Activation::GeLU, 128, DType::F16);
+    GemmOp g;
+    ASSERT_EQ(g.prepare({DType::F16, A2.d, B2.d, D.d, M, N, k2, Activation::GeLU}, cfg), "");
+    D.poison();
+    g.run(nullptr);
+    BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+    D.download();
+    for (int i = 0; i < kGuard; ++i) ASSERT_EQ(D.h[size_t(M) * N + i], 0xffffu) << "written past D, element " << i;
+    Buf got(size_t(M) * N);
+    std::copy(D.h.begin(), D.h.begin() + size_t(M) * N, got.h.begin());
+    EXPECT_LT(rel_error(ref, got, DType::F16), 2e-3);
   }
   // What they cannot run, refused with the reason.
   GemmConfig bad{192, 1, 0};
