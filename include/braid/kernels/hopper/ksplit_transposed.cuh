@@ -48,7 +48,11 @@ __device__ __forceinline__ void mma_ksplit(typename Traits::Pipeline& pipeline, 
   if (wg < k_count)
     bounded_barrier_wait([&] { return pipeline.consumer_try_wait(read) == cutlass::BarrierStatus::WaitDone; }, sp,
                          kSitePipelineFull, uint32_t(read.index()), read.phase(), tile);
-  typename Traits::PipelineState release = read;
+  // Each warpgroup holds only the stage it computes on: its MMAs are waited for before the next k-step's
+  // (the other warpgroup's keep the tensor pipe busy meanwhile), and the stage goes back at once. Holding
+  // one stage in flight as well, as the collective's loop does (warpgroup_wait<1>), the two warpgroups held
+  // all four stages and the producer could load nothing ahead: 33% slower (same call as the one-warpgroup
+  // kernel; bench/results/wide-transposed-h100-20261127/).
   CUTLASS_PRAGMA_NO_UNROLL
   for (int k = wg; k < k_count; k += 2) {
     auto token = pipeline.consumer_try_wait(read);
@@ -58,18 +62,11 @@ __device__ __forceinline__ void mma_ksplit(typename Traits::Pipeline& pipeline, 
     warpgroup_arrive();
     cute::gemm(tiled_mma, tCrA(_, _, _, s), tCrB(_, _, _, s), accum);
     warpgroup_commit_batch();
-    // This warpgroup's previous stage is done once at most this one's MMAs are in flight.
-    warpgroup_wait<1>();
+    warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
-    if (k > wg) {
-      pipeline.consumer_release(release);
-      release.advance(2);
-    }
+    pipeline.consumer_release(read);
     read.advance(2);
   }
-  warpgroup_wait<0>();
-  warpgroup_fence_operand(accum);
-  if (wg < k_count) pipeline.consumer_release(release);
 }
 
 template <class Traits, class Accum, class Params>
