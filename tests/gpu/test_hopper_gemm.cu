@@ -325,7 +325,7 @@ TEST_F(HopperTest, PaddedSwigluWeightsMatchReference) {
 }
 
 // The transposed kernels (GemmConfig::transposed: D^T = B^T A^T, the weights as the MMA's M operand, the
-// tokens split between two warpgroups, or 64-token tiles' k-steps, the epilogue staged in 64-column panels): every tile against an
+// tokens split between two warpgroups, the epilogue staged in 64-column panels): every tile against an
 // fp32 reference -- None and GeLU on a B whose width is not whole tiles or panels (N = 328), SwiGLU on a
 // weight packed in 16-column blocks with F not a multiple of 8 output columns of a panel (n_out = F = 172,
 // padded) -- with M and K ragged, nothing written past D, the same bits on every run; and the
@@ -373,8 +373,8 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
       }
     }
   }
-  // The 64-token tile's warpgroups take alternate k-steps (kKSplit): one k-step (warpgroup 1 adds zeros)
-  // and an odd count, on a ragged M whose last tile leaves warpgroup 1 few tokens (M = 300: 44 rows).
+  // The 64-token tile (two warpgroups of 32 tokens) with one k-step and an odd count, on a ragged M whose
+  // last tile leaves warpgroup 1 few tokens (M = 300: 44 rows).
   for (int k2 : {40, 136}) {
     GemmConfig cfg{320, 1, 0};
     cfg.tile_m = 64;

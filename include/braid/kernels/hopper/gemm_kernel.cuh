@@ -52,16 +52,6 @@ __device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord&
                                                       bool publish);
 template <int kRows, class Params>
 void set_transposed_output_map(Params& p);
-// The k-split consumers of a 64-token transposed tile (WarpSpecializedTraits::kKSplit; ksplit_transposed.cuh,
-// included only by that tile's instantiation unit): each warpgroup's MMAs over alternate k-steps of a unit,
-// and the exchange of the two partial tiles that leaves each warpgroup the sums of its 32 tokens, stored.
-template <class Traits, class Accum>
-__device__ __forceinline__ void mma_ksplit(typename Traits::Pipeline& pipeline, typename Traits::PipelineState read,
-                                           Accum& accum, int k_count, int wg, typename Traits::SharedStorage& smem,
-                                           const StageParams& sp, Tile tile);
-template <class Traits, class Accum, class Params>
-__device__ __forceinline__ void store_tile_ksplit(Accum& accum, const Params& p, int m0, int n0_out, int t,
-                                                  typename Traits::SharedStorage& smem, bool publish);
 }  // namespace detail
 
 // Shared memory the mainloops leave to the kernel (BlockSync, the post slots and their barriers, the
@@ -141,12 +131,9 @@ struct PostSlot {
 //
 // Transposed (GemmConfig::transposed): the collective computes D^T = B^T . A^T -- its A operand is the
 // weight tile (TileN weight columns, MN-major), its B operand the activation tile (TileM tokens, K-major),
-// and its two consumer warpgroups split the tokens (TileM / 2 each). A 64-token tile (kKSplit) splits the
-// k-steps instead: each warpgroup runs the whole tile's MMAs (atoms of 64 weights x 64 tokens) on alternate
-// pipeline stages into accumulators of its own, and the two partial tiles are summed through shared memory
-// before the epilogue, each warpgroup then storing 32 of the tokens. (Split by tokens, each warpgroup's n32
-// MMAs would read every 64-row weight block from shared memory for half the work; one warpgroup issuing all
-// the MMAs ran 20% slower per SM than two -- bench/results/wide-transposed-h100-20261127/.) The tile is still TileM x TileN of D;
+// and its two consumer warpgroups split the tokens (TileM / 2 each; 32 in a 64-token tile, where one
+// warpgroup issuing all the MMAs, or the two taking alternate k-steps, ran slower: docs/hopper-gemm.md,
+// "320-wide transposed tiles"). The tile is still TileM x TileN of D;
 // the MMA's view of it is kMmaM x kMmaN = TileN x TileM. Whole tiles only, no multicast or pingpong; the
 // epilogue is store_tile_transposed (epilogue_transposed.cuh), staged through a TileM x 64 panel that
 // goes out by TMA.
@@ -161,8 +148,8 @@ struct WarpSpecializedTraits {
   static_assert(Transposed ? ((TileM == 64 || TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
                               ClusterM == 1 && !Segmented && !Staged && CtasPerSm == 1)
                            : (TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong)),
-                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 64 tokens on "
-                "one warpgroup or 128-256 over two, whole tiles of 64-column blocks");
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 64-256 tokens "
+                "over two warpgroups, whole tiles of 64-column blocks");
   // The accumulator tile as the MMA sees it (rows x columns of its C).
   static constexpr int kMmaM = Transposed ? TileN : TileM;
   static constexpr int kMmaN = Transposed ? TileM : TileN;
@@ -184,16 +171,8 @@ struct WarpSpecializedTraits {
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
   static constexpr int kConsumerThreads = Pingpong || Transposed ? 256 : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
-  // K-split consumers (transposed 64-token tiles): each warpgroup consumes every other pipeline stage with the
-  // tile's whole MMA (a one-warpgroup TiledMma), so one warpgroup releases a stage.
-  static constexpr bool kKSplit = Transposed && TileM == 64;
-  static constexpr int kStageConsumers = kKSplit ? 128 : kTileThreads;
-  // The k-split exchange: per round, one 64-row block of the partial accumulators each warpgroup hands the
-  // other (16 floats per thread, both directions), after the 64-token staging panel.
-  static constexpr int kKSplitExchangeBytes = kKSplit ? 2 * 128 * 16 * 4 : 0;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
-  static_assert(int(cute::size(TiledMma{})) * (kKSplit ? 2 : 1) == kTileThreads,
-                "one consumer warpgroup per 64 tile rows, or per tile (pingpong, k-split)");
+  static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
   static_assert(!Pingpong || (ClusterM == 1 && TileN % 64 == 0), "pingpong tiles: no multicast; staged in 64-column panels");
   static constexpr uint32_t kConsumerBarrier = 8;  // named barrier id (CUTLASS's own ids are below 8)
   // A tile's threads (pingpong: warpgroup 1's own barrier; 11-12 are the post hand-off's).
@@ -234,7 +213,6 @@ struct WarpSpecializedTraits {
   static constexpr bool kLookAhead = !kBigAccumulators && !kThreeConsumers;
   static constexpr int kProducerRegs =
       kThreeConsumers ? (kSegmented ? 56 : 96) : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
-  // (A 64-token transposed tile has one consumer warpgroup: 256 threads, room for 40 / 256.)
   static constexpr int kConsumerRegs =
       kThreeConsumers ? (kSegmented ? 152 : 136) : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
@@ -253,7 +231,7 @@ struct WarpSpecializedTraits {
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
     ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
-    alignas(kTmaStore || Transposed ? 1024 : 128) Element_ staging[Transposed ? TileM * 64 + kKSplitExchangeBytes / 2
+    alignas(kTmaStore || Transposed ? 1024 : 128) Element_ staging[Transposed ? TileM * 64
                                                       : kTmaStore ? TileM * TileN
                                                       : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
@@ -309,7 +287,7 @@ struct WarpSpecializedTraits {
   static void set_output_map(ParamsBase& p, int tile_n_out) {
     p.d_tma = 0;
     if constexpr (Transposed) {
-      detail::set_transposed_output_map<kKSplit ? 32 : TileM>(p);  // (k-split: each warpgroup stores 32 tokens)
+      detail::set_transposed_output_map<TileM>(p);
     } else if constexpr (kTmaStore) {
       if (p.n_out % 8 == 0 && tile_n_out % 64 == 0 && (reinterpret_cast<uintptr_t>(p.D) & 15u) == 0 &&
           tma::encode_2d(p.d_map, p.D, 2, uint64_t(p.n_out), uint64_t(p.M), uint64_t(p.n_out) * 2, 64, TileM).empty())
@@ -409,10 +387,8 @@ using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, Lay
 // activations, K-major). Tile (TileN weights, TileM tokens, 64); CUTLASS's builder lays its two
 // cooperative warpgroups along M, here they split the tokens: one warpgroup's wgmma atom of 64 x TileM/2,
 // laid out 1 x 2 and repeated over the TileN weights by the collective (the layout of CUTLASS's probe,
-// src/cutlass/sm90_gemm_transposed.cu). 64 tokens: one warpgroup's atom of 64 x 64, the whole tile, which
-// each of the two k-split warpgroups runs (WarpSpecializedTraits::kKSplit). The pipeline leaves room for a
-// TileM x 64 staging panel (1024-byte aligned for the TMA store: 256x128 keeps 4 stages; 128x320, 56 KB per
-// stage, 3) and the k-split's exchange (16 KB: 64x320 keeps 4).
+// src/cutlass/sm90_gemm_transposed.cu). The pipeline leaves room for a TileM x 64 staging panel (1024-byte
+// aligned for the TMA store: 256x128 keeps 4 stages; 128x320, 56 KB per stage, 3).
 template <class Element, int TileM, int TileN>
 struct TransposedGemmMainloopFor {
   using Col = cutlass::layout::ColumnMajor;
@@ -420,13 +396,12 @@ struct TransposedGemmMainloopFor {
   using Builder = cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Col, 8, Element, Col, 8, float, TileShape,
       cute::Shape<cute::_1, cute::_1, cute::_1>,
-      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + TileM * 64 * 2 + 1024 + (TileM == 64 ? 2 * 128 * 16 * 4 : 0)>,
+      cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + TileM * 64 * 2 + 1024>,
       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
-  static constexpr int kWarpgroups = TileM == 64 ? 1 : 2;  // (64 tokens: the k-split's whole-tile MMA per warpgroup)
-  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / kWarpgroups>, cute::Int<kTileK>>;
+  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / 2>, cute::Int<kTileK>>;
   using TiledMma = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float, WarpgroupShape, Builder::GmmaMajorA, Builder::GmmaMajorB>(),
-      cute::Layout<cute::Shape<cute::_1, cute::Int<kWarpgroups>, cute::_1>>{}));
+      cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
   using type = cutlass::gemm::collective::CollectiveMma<
       typename Builder::DispatchPolicy, TileShape, Element, cutlass::gemm::TagToStrideA_t<Col>, Element,
       cutlass::gemm::TagToStrideB_t<Col>, TiledMma, typename Builder::GmemTiledCopyA, typename Builder::SmemLayoutAtomA,
@@ -791,7 +766,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   if (warp_group == 0 && warp_in_group == 0) pp.role = Pipeline::ThreadCategory::Producer;
   if (warp_group > 0) pp.role = Pipeline::ThreadCategory::Consumer;
   pp.is_leader = (threadIdx.x % 128) == 0;
-  pp.num_consumers = Traits::kStageConsumers;  // the threads that consume (and release) one stage
+  pp.num_consumers = Traits::kTileThreads;  // the threads that consume (and release) one stage
   pp.transaction_bytes = p.mainloop.tma_transaction_bytes;
   Pipeline pipeline(smem.pipeline, pp, typename Traits::ClusterShape{});
   // Any launch in clusters without multicast -- the split-K exchange, or clusters that only place the
@@ -853,7 +828,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     const int t = kPingpong ? (threadIdx.x - Traits::kProducerThreads) % 128 : threadIdx.x - Traits::kProducerThreads;
     const uint32_t tile_barrier = Traits::tile_barrier(wg);
     typename Traits::TiledMma tiled_mma;
-    auto thr_mma = tiled_mma.get_thread_slice(Traits::kKSplit ? t % 128 : t);  // (k-split: a warpgroup's TiledMma)
+    auto thr_mma = tiled_mma.get_thread_slice(t);
     // (Transposed: the MMA's tile is kTileN x kTileM -- coord gives (weight column, token).)
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<Traits::kMmaM>{}, Int<Traits::kMmaN>{})));
     const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
@@ -940,9 +915,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // The unit's first stage, bounded (barrier_wait.cuh): a unit whose loads never come is where a
       // consumer would hang; the collective's own wait then passes at once. (Its later stages' waits,
       // inside CUTLASS's mainloop, are unbounded: Chain::check's deadline reports those.)
-      // (K-split: each warpgroup waits on its own first stage, in mma_ksplit -- the other's may already have
-      // been released and refilled.)
-      if (!Traits::kKSplit && k_count > 0)
+      if (k_count > 0)
         bounded_barrier_wait([&] { return pipeline.consumer_try_wait(read) == cutlass::BarrierStatus::WaitDone; },
                              sp, kSitePipelineFull, uint32_t(read.index()), read.phase(), w.tile);
       // The pipeline state is the same in every consumer thread, but the compiler cannot tell (it is
@@ -950,14 +923,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // the mainloop's descriptor and barrier arithmetic moves to uniform registers.
       read = PipelineState(__shfl_sync(0xffffffffu, read.index(), 0), __shfl_sync(0xffffffffu, read.phase(), 0),
                            __shfl_sync(0xffffffffu, read.count(), 0));
-      if constexpr (Traits::kKSplit) {
-        detail::mma_ksplit<Traits>(pipeline, read, accum, __shfl_sync(0xffffffffu, k_count, 0), t / 128, smem, sp, w.tile);
-      } else {
-        mainloop.mma(pipeline, read, accum, __shfl_sync(0xffffffffu, k_count, 0), t, smem.tensors, p.mainloop);
-        if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
-        look_ahead();  // (kLookAhead: w stays this unit's; the last k-tile's MMAs are still running)
-        mainloop.mma_tail(pipeline, read, k_count);
-      }
+      mainloop.mma(pipeline, read, accum, __shfl_sync(0xffffffffu, k_count, 0), t, smem.tensors, p.mainloop);
+      if constexpr (kPingpong) ptx::named_barrier_arrive(Traits::mma_done_barrier(wg), 2 * kTileThreads);
+      look_ahead();  // (kLookAhead: w stays this unit's; the last k-tile's MMAs are still running)
+      mainloop.mma_tail(pipeline, read, k_count);
       read.advance(k_count);
       if (!w.in_grid) continue;  // a multicast member below the grid: nothing to store or post
       const uint64_t t_mainloop = timed ? ptx::globaltimer_ns() : 0;
@@ -983,9 +952,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // out of line serialized the wgmma mainloop (ptxas C7520). The staged path copies out element
       // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
-      if constexpr (Traits::kKSplit) {
-        detail::store_tile_ksplit<Traits>(accum, p, m0, n0_out, t, smem, posting || sp.trace != nullptr);
-      } else if constexpr (Traits::kTransposed) {
+      if constexpr (Traits::kTransposed) {
         detail::store_tile_transposed<kTileM, kTileN>(accum, coord, p, m0, n0_out, smem.staging, t, Traits::kConsumerThreads,
                                                       Traits::kConsumerBarrier, posting || sp.trace != nullptr);
       } else if constexpr (Traits::kTmaStore) {
@@ -1046,8 +1013,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         }
       }
     }
-    if constexpr (Traits::kTmaStore || Traits::kTransposed)  // (k-split: each warpgroup's thread 0 stores)
-      if (t == 0 || (Traits::kKSplit && t == 128)) tma::store_wait_all();  // the staging buffer outlives its last store's reads
+    if constexpr (Traits::kTmaStore || Traits::kTransposed)
+      if (t == 0) tma::store_wait_all();  // the staging buffer outlives its last store's reads
     // Pingpong: the last unit's arrival on its mma-done barrier has no next unit to meet it.
     if constexpr (kPingpong)
       if (n_units > 0 && ((n_units - 1) & 1u) != uint32_t(wg))
