@@ -199,15 +199,14 @@ int main(int argc, char** argv) {
     }
     // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation of
     // cuBLASLt's kernels on these shapes (GPT-3's QKV at S = 512: 320 weights x 64 tokens).
-    // 320 weight columns (a width only the transposed kernels have): where the tiles make one nearly full
-    // wave -- GPT-3's QKV (N = 4608) at S = 512 / 1024 is 15 x 8 = 120 tiles of 64x320 / 128x320 (cuBLASLt's
-    // tiling at S = 512; bench/results/wide-transposed-h100-20261127/).
+    // 128x320 (a width only the transposed kernels have): where its tiles make one nearly full wave --
+    // GPT-3's QKV (N = 4608) at S = 1024 is 15 x 8 = 120 of them (bench/results/wide-transposed-h100-20261127/).
     auto one_wave = [&](int tm, int tn) {
       const long tiles = long((N + tn - 1) / tn) * ((M + tm - 1) / tm);
       return tiles <= sms && tiles * 4 >= long(sms) * 3;
     };
     if (M >= 256)
-      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}, {64, 320}, {128, 320}}) {
+      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}, {128, 320}}) {
         if (n_ == 320 ? !one_wave(m_, n_) : N % n_ != 0) continue;
         GemmConfig c{n_, 1, 0};
         c.tile_m = m_;

@@ -381,22 +381,16 @@ int main(int argc, char** argv) {
           if (T <= skinny::kMaxRows)
             for (const skinny::SkinnyConfig& sc : skinny_configs) try_config(workloads::GemmChoice::skinny(sc));
           // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation
-          // cuBLASLt runs these shapes in; tiles of 64-256 tokens.
-          // 64x320 (two warpgroups on alternate k-steps) where its tiles make one nearly full wave (LLaMA W2
-          // at T = 256: 26 x 4 = 104). (Not 128x320: where it makes one wave here -- GPT-3 W1 at T = 768, LLaMA
-          // W1 at 768, W2 at 512 -- it ran 10-25% slower than the pick, bench/results/wide-transposed-h100-20261127/.)
+          // cuBLASLt runs these shapes in; tiles of 128-256 tokens.
+          // (Not 128x320: where it makes one wave on these shapes -- GPT-3 W1 at T = 768, LLaMA W1 at 768, W2 at
+          // 512 -- it ran 10-25% slower than the pick, bench/results/wide-transposed-h100-20261127/.)
           if (hdt == hopper::DType::F16 && T >= 256)
-            for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {64, 320}})
+            for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}})
               for (OrderKind ord : {OrderKind::ColumnMajor, OrderKind::RowMajor}) {
                 if (ord == OrderKind::RowMajor && T <= tm) continue;
                 GemmConfig c{tn, 1, 0, ord};
                 c.tile_m = tm;
                 c.transposed = true;
-                if (tn == 320) {
-                  const int width = first ? workloads::mlp_w1_cols(act1, F, c) : H;
-                  const long tiles = long((width + tn - 1) / tn) * ((T + tm - 1) / tm);
-                  if (tiles > sms || tiles * 4 < long(sms) * 3) continue;
-                }
                 try_config(c);
               }
           for (int tm : {192, 128, 64})

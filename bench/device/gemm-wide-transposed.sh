@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# braid's 320-wide transposed tiles (64x320-t: two warpgroups on alternate k-steps since session 42's second
-# build, one warpgroup in the first; 128x320-t: two splitting the tokens) -- a width only the
-# transposed kernels have -- on the shapes where they make one wave of ~120 tiles, against braid's earlier
+# braid's 320-wide transposed tile (128x320-t; session 42's logs also have 64x320-t, built three ways at
+# 9a3d52f, 6bafe79/da625da and 18161fd, then removed) -- a width only the
+# transposed kernels have -- on the shapes where it makes one wave of ~120 tiles, against braid's earlier
 # picks and cuBLASLt in the same process; each variant checked against the reference (err column); no
 # activation. Every GPU test first (common.sh gpu_tests_gate: no timing unless all pass).
 #   BIN=/tmp/new OUT=dir BRAID_COMMIT=<hash> NEW_COMMIT=<hash> bash bench/device/gemm-wide-transposed.sh
@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 gpu_tests_gate "$BIN" "$OUT" || { echo "GPU tests failed: no timing"; exit 1; }
 log="$OUT/gemm-wide-transposed.log"
 log_header "$log" "BIN=$BIN bash bench/device/gemm-wide-transposed.sh"
-W="64x320-t,128x320-t"
+W="128x320-t"
 run() { timeout ${GEMM_LIMIT:-100} "$BIN/braid-gemm" --reps 20 "$@" >> "$log" 2>&1; }
 run --m 512,1024 --n 4608 --k 12288 --configs $W,128x192-t,192x192-t,128x192,64x192-staged          # GPT-3 QKV
 run --m 384,768 --n 6144 --k 12288 --configs $W,128x192-t,192x192-t,192x128-staged,192x96           # GPT-3 W1

@@ -72,7 +72,6 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_t();  // transposed
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x256_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256x128_t();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x320_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x320_t();
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
@@ -82,7 +81,6 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     if (!f16 || multicast != 1 || pingpong || segmented || staged || !is_transposed_tile(tile_m, tile_n)) return nullptr;
     if (tile_m == 192) return make_gemm_kernel_f16_192x192_t();
     if (tile_m == 256) return make_gemm_kernel_f16_256x128_t();
-    if (tile_m == 64) return make_gemm_kernel_f16_64x320_t();
     return tile_n == 192 ? make_gemm_kernel_f16_128x192_t()
            : tile_n == 256 ? make_gemm_kernel_f16_128x256_t()
                            : make_gemm_kernel_f16_128x320_t();

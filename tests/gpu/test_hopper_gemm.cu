@@ -344,7 +344,7 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
   const std::vector<float> ref_none = reference(A, B, M, N, K, Activation::None, 128, DType::F16);
   const std::vector<float> ref_gelu = reference(A, B, M, N, K, Activation::GeLU, 128, DType::F16);
   const std::vector<float> ref_glu = swiglu_reference(A, W.h, M, F, K, DType::F16);
-  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {64, 320}, {128, 320}}) {
+  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {128, 320}}) {
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
       GemmConfig cfg{tn, 1, 0};
       cfg.tile_m = tm;
@@ -373,13 +373,13 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
       }
     }
   }
-  // The 64-token tile (two warpgroups of 32 tokens) with one k-step and an odd count, on a ragged M whose
-  // last tile leaves warpgroup 1 few tokens (M = 300: 44 rows).
+  // One k-step and an odd count (the pipeline's first and last stages in one unit), on a ragged M whose
+  // last tile leaves warpgroup 1 no token (M = 300: 44 rows of a 128-token tile).
   for (int k2 : {40, 136}) {
     GemmConfig cfg{320, 1, 0};
-    cfg.tile_m = 64;
+    cfg.tile_m = 128;
     cfg.transposed = true;
-    SCOPED_TRACE("64x320-t K=" + std::to_string(k2));
+    SCOPED_TRACE("128x320-t K=" + std::to_string(k2));
     Buf A2(size_t(M) * k2), B2(size_t(k2) * N), D(size_t(M) * N + kGuard);
     A2.random(rng, 1.0f, DType::F16);
     B2.random(rng, 2.0f / std::sqrt(float(k2)), DType::F16);
@@ -988,17 +988,15 @@ std::vector<MlpVariant> sync_variants() {
   tr_mixed.g2.hopper.tile_m = tr_mixed.g2.hopper.tile_n = 192;
   tr_mixed.g2.hopper.transposed = true;
   v.push_back(tr_mixed);
-  MlpVariant tr_wide;  // 320 weight columns: 64-token producer tiles (one warpgroup), 128x320 consumer on few CTAs
-  tr_wide.g1.hopper.tile_m = 64;
+  MlpVariant tr_wide;  // 320 weight columns: 128x320 producer and consumer, the consumer on few CTAs
   tr_wide.g1.hopper.tile_n = tr_wide.g2.hopper.tile_n = 320;
   tr_wide.g1.hopper.transposed = tr_wide.g2.hopper.transposed = true;
   tr_wide.g2.hopper.ctas = 5;
   v.push_back(tr_wide);
-  MlpVariant tr_wide_row = tr_wide;  // RowSync, wait kernel: the other way round, 64x320 consumer on every SM
+  MlpVariant tr_wide_row = tr_wide;  // RowSync, wait kernel: a 128x320 producer under a 128x192-t consumer on every SM
   tr_wide_row.sync = MlpVariant::Sync::RowSync;
   tr_wide_row.ordering = Ordering::WaitKernel;
-  tr_wide_row.g1.hopper.tile_m = 128;
-  tr_wide_row.g2.hopper.tile_m = 64;
+  tr_wide_row.g2.hopper.tile_n = 192;
   tr_wide_row.g2.hopper.ctas = 0;
   v.push_back(tr_wide_row);
   return v;

@@ -68,15 +68,16 @@ void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
 constexpr int kTransposedSwigluBlock = 16;
 
 // The transposed kernels' tiles (GemmConfig::transposed; tokens x weight columns), one instantiation unit
-// each (src/hopper/instances/gemm_f16_<m>x<n>_t.cu). 64 tokens: one consumer warpgroup (the MMA's N = 64);
-// more: two warpgroups splitting the tokens. 320 weight columns (five 64-row MMA blocks) is a width the
-// row-major kernels cannot have (wgmma's N is at most 256): GPT-3's QKV GEMM (N = 4608) is then 15 column
-// blocks, 120 tiles at 512 tokens (64x320) or 1024 (128x320) -- one wave on 132 SMs, cuBLASLt's tiling.
+// each (src/hopper/instances/gemm_f16_<m>x<n>_t.cu); two consumer warpgroups split the tokens. 320 weight
+// columns (five 64-row MMA blocks) is a width the row-major kernels cannot have (wgmma's N is at most 256):
+// GPT-3's QKV GEMM (N = 4608) at 1024 tokens is then 15 x 8 = 120 tiles of 128x320, one wave on 132 SMs.
+// (64-token tiles -- cuBLASLt's 320x64 at 512 tokens -- were built three ways and ran slower than 128x192-t
+// there: docs/hopper-gemm.md, "320-wide transposed tiles".)
 constexpr bool is_transposed_tile(int tile_m, int tile_n) {
-  return (tile_m == 192 && tile_n == 192) || (tile_m == 256 && tile_n == 128) || (tile_m == 64 && tile_n == 320) ||
+  return (tile_m == 192 && tile_n == 192) || (tile_m == 256 && tile_n == 128) ||
          (tile_m == 128 && (tile_n == 192 || tile_n == 256 || tile_n == 320));
 }
-inline const char* transposed_tile_list() { return "192x192, 128x192, 128x256, 256x128, 64x320 and 128x320"; }
+inline const char* transposed_tile_list() { return "192x192, 128x192, 128x256, 128x320 and 256x128"; }
 
 constexpr int kTileM = 128;  // the default tile height
 constexpr int kTileK = 64;   // every tile's K depth
@@ -149,13 +150,13 @@ struct GemmConfig {
   // tiles with their default stores, without multicast.
   int ctas_per_sm = 1;
   // Transposed ("-t"): the kernel computes D^T = B^T . A^T -- the weight columns are the MMA's 64-row M
-  // operand (MN-major from shared memory), the tokens its N operand (split between two consumer
-  // warpgroups from 128 tokens up) -- the orientation cuBLASLt's kernels run the MLP shapes in
+  // operand (MN-major from shared memory), the tokens its N operand, split between two consumer
+  // warpgroups -- the orientation cuBLASLt's kernels run the MLP shapes in
   // (bench/results/gemm-192x192-vs-cublas-ncu-h100-20261127/). A tile is still tile_m tokens (D's rows)
   // x tile_n weight columns (D's columns): grids, orders, policies and waits are unchanged; the producer
   // waits before loading the activations as always. The epilogue stages the transposed fragment in
   // shared memory, 64 weight columns at a time, and stores whole rows. fp16; the tiles of
-  // is_transposed_tile (tile_m 256: two warpgroups of 128 tokens; 64: one warpgroup); whole tiles (no
+  // is_transposed_tile (tile_m 256: two warpgroups of 128 tokens); whole tiles (no
   // split-K or stream-K), no multicast or pingpong; SwiGLU weights packed per kTransposedSwigluBlock.
   bool transposed = false;
   // The block width a SwiGLU weight is packed in for this configuration (pack_swiglu_columns).

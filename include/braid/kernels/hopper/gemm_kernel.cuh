@@ -131,9 +131,7 @@ struct PostSlot {
 //
 // Transposed (GemmConfig::transposed): the collective computes D^T = B^T . A^T -- its A operand is the
 // weight tile (TileN weight columns, MN-major), its B operand the activation tile (TileM tokens, K-major),
-// and its two consumer warpgroups split the tokens (TileM / 2 each; 32 in a 64-token tile, where one
-// warpgroup issuing all the MMAs, or the two taking alternate k-steps, ran slower: docs/hopper-gemm.md,
-// "320-wide transposed tiles"). The tile is still TileM x TileN of D;
+// and its two consumer warpgroups split the tokens (TileM / 2 each). The tile is still TileM x TileN of D;
 // the MMA's view of it is kMmaM x kMmaN = TileN x TileM. Whole tiles only, no multicast or pingpong; the
 // epilogue is store_tile_transposed (epilogue_transposed.cuh), staged through a TileM x 64 panel that
 // goes out by TMA.
@@ -145,10 +143,10 @@ struct WarpSpecializedTraits {
   static constexpr int kTileN = TileN;
   static constexpr int kCtasPerSm = CtasPerSm;
   static constexpr bool kTransposed = Transposed;
-  static_assert(Transposed ? ((TileM == 64 || TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
+  static_assert(Transposed ? ((TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
                               ClusterM == 1 && !Segmented && !Staged && CtasPerSm == 1)
                            : (TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong)),
-                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 64-256 tokens "
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 128-256 tokens "
                 "over two warpgroups, whole tiles of 64-column blocks");
   // The accumulator tile as the MMA sees it (rows x columns of its C).
   static constexpr int kMmaM = Transposed ? TileN : TileM;
