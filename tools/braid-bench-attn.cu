@@ -200,17 +200,26 @@ int main(int argc, char** argv) {
     // Transposed kernels (fp16, whole tiles; GemmConfig::transposed): D^T = B^T A^T, the orientation of
     // cuBLASLt's kernels on these shapes (GPT-3's QKV at S = 512: 320 weights x 64 tokens).
     // 128x320 (a width only the transposed kernels have): where its tiles make one nearly full wave --
-    // GPT-3's QKV (N = 4608) at S = 1024 is 15 x 8 = 120 of them (bench/results/wide-transposed-h100-20261127/).
+    // GPT-3's QKV (N = 4608) at S = 1024 is 15 x 8 = 120 of them (bench/results/wide-transposed-h100-20261127/),
+    // at S = 512 15 x 8 = 120 of 64x320.
     auto one_wave = [&](int tm, int tn) {
       const long tiles = long((N + tn - 1) / tn) * ((M + tm - 1) / tm);
       return tiles <= sms && tiles * 4 >= long(sms) * 3;
     };
+    // 64x320 also with the weights multicast to clusters of 4 on the same weight columns (cuBLASLt's 320x64
+    // kernel at S = 512 runs such clusters) where the row tiles fill whole clusters.
+    struct Transposed {
+      int m, n, mc;
+    };
     if (M >= 256)
-      for (auto [m_, n_] : {std::pair{128, 192}, {192, 192}, {128, 256}, {256, 128}, {128, 320}}) {
-        if (n_ == 320 ? !one_wave(m_, n_) : N % n_ != 0) continue;
+      for (auto [m_, n_, mc] : {Transposed{128, 192, 1}, {192, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
+                                {64, 320, 1}, {64, 320, 4}}) {
+        const int rows = (M + m_ - 1) / m_;
+        if (n_ == 320 ? !one_wave(m_, n_) || rows % mc != 0 : N % n_ != 0) continue;
         GemmConfig c{n_, 1, 0};
         c.tile_m = m_;
         c.transposed = true;
+        c.multicast = mc;
         v.push_back(c);
       }
     // 64x192 (one consumer warpgroup): the one-wave tiling of LLaMA's QKV GEMM at S = 512 (8 x 16 = 128

@@ -73,14 +73,16 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x256_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256x128_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x320_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x320_t(int multicast);
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
                                                  bool pingpong, bool segmented, bool transposed) {
   const bool f16 = dtype == DType::F16;
   if (transposed) {
-    if (!f16 || multicast != 1 || pingpong || segmented || staged || !is_transposed_tile(tile_m, tile_n)) return nullptr;
+    if (!f16 || pingpong || segmented || staged || !is_transposed_tile(tile_m, tile_n, multicast)) return nullptr;
     if (tile_m == 192) return make_gemm_kernel_f16_192x192_t();
     if (tile_m == 256) return make_gemm_kernel_f16_256x128_t();
+    if (tile_m == 64) return make_gemm_kernel_f16_64x320_t(multicast);
     return tile_n == 192 ? make_gemm_kernel_f16_128x192_t()
            : tile_n == 256 ? make_gemm_kernel_f16_128x256_t()
                            : make_gemm_kernel_f16_128x320_t();
@@ -163,8 +165,9 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
     return "-dsm reduces a split tile's partials among the CTAs of a cluster: it needs split-K 2 to 8 (-sk2 .. -sk8), "
            "got " + c.name();
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
-  if (c.multicast != 1 && c.multicast != 2)
-    return "-mc<N>: B is multicast to clusters of 2 CTAs (got " + std::to_string(c.multicast) + ")";
+  if (c.multicast != 1 && c.multicast != 2 && !(c.transposed && c.multicast == 4))
+    return "-mc<N>: B is multicast to clusters of 2 CTAs (transposed kernels: 2 or 4; got " +
+           std::to_string(c.multicast) + ")";
   if (c.pingpong && (c.splits > 1 || c.stream_k || c.multicast > 1))
     return "pingpong (-pp) warpgroups take whole tiles: data-parallel only, without split-K, stream-K or "
            "multicast (got " + c.name() + ")";
@@ -381,12 +384,12 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
   if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
   if (c.transposed) {
-    if (!is_transposed_tile(c.tile_m, c.tile_n))
+    if (!is_transposed_tile(c.tile_m, c.tile_n, c.multicast))
       return std::string("transposed tiles are ") + transposed_tile_list() + " (got " + c.name() + ")";
     if (a.dtype != DType::F16) return "transposed kernels are fp16 only (got " + c.name() + ")";
-    if (c.splits > 1 || c.stream_k || c.multicast > 1 || c.pingpong || c.reduce_scatter || c.dsmem_reduce ||
+    if (c.splits > 1 || c.stream_k || c.pingpong || c.reduce_scatter || c.dsmem_reduce ||
         c.store != EpilogueStore::Default)
-      return "transposed kernels run whole tiles with their own staged epilogue: no split-K, stream-K, multicast, "
+      return "transposed kernels run whole tiles with their own staged epilogue: no split-K, stream-K, "
              "pingpong or store option (got " + c.name() + ")";
   } else if (c.tile_n != 64 && c.tile_n != 96 && c.tile_n != 128 && c.tile_n != 192 && c.tile_n != 256) {
     return "tile_n must be 64, 96, 128, 192 or 256 (got " + std::to_string(c.tile_n) + ")";
@@ -409,8 +412,9 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
 
 std::string GemmOp::prepare(const GemmArgs& a, const GemmConfig& c) {
   if (std::string why = can_implement(a, c); !why.empty()) return why;
-  // (multicast instantiations carry the fixup whatever the schedule: asked for as segmented)
-  const bool segmented = c.splits > 1 || c.stream_k || c.multicast > 1;
+  // (row-major multicast instantiations carry the fixup whatever the schedule: asked for as segmented;
+  // transposed ones run whole tiles)
+  const bool segmented = c.splits > 1 || c.stream_k || (c.multicast > 1 && !c.transposed);
   std::unique_ptr<GemmKernelBase> k =
       make_gemm_kernel(a.dtype, c.tile_m, c.tile_n, c.staged(), c.multicast, c.pingpong, segmented && !c.pingpong,
                        c.transposed);

@@ -355,12 +355,23 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
     std::copy(D.h.begin(), D.h.begin() + size_t(M) * n_out, got.h.begin());
     EXPECT_LT(rel_error(ref, got, DType::F16), 2e-3) << "rep " << rep;
   };
-  for (auto [tm, tn] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {128, 320}}) {
+  // Every instance (is_transposed_tile), the multicast one after the same tile without: a multicast cluster
+  // computes the same MMAs in the same order, so the same bits. M = 300 leaves cluster members below the grid
+  // (64-token tiles: 5 row tiles, clusters of 4 -> three members past the last).
+  struct Instance {
+    int tm, tn, mc;
+  };
+  std::map<std::string, std::vector<uint16_t>> own_loads;  // tile + activation -> D without multicast
+  for (auto [tm, tn, mc] : {Instance{192, 192, 1}, {128, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
+                            {64, 320, 1}, {64, 320, 4}}) {
+    ASSERT_TRUE(is_transposed_tile(tm, tn, mc)) << tm << "x" << tn << " mc" << mc;
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
       GemmConfig cfg{tn, 1, 0};
       cfg.tile_m = tm;
       cfg.transposed = true;
+      cfg.multicast = mc;
       SCOPED_TRACE(cfg.name() + " " + activation_name(act));
+      const std::string key = std::to_string(tm) + "x" + std::to_string(tn) + activation_name(act);
       const bool glu = act == Activation::SwiGLU;
       const int n_out = glu ? F : N;
       Buf D(size_t(M) * n_out + kGuard);
@@ -375,6 +386,8 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
         if (rep == 0) first = D.h;
         else EXPECT_TRUE(first == D.h) << "rep " << rep << " moved";
       }
+      if (mc == 1) own_loads[key] = first;
+      else EXPECT_TRUE(own_loads.at(key) == first) << "multicast to " << mc << " changed the bits";
     }
   }
   // One k-step and an odd count (the pipeline's first and last stages in one unit), on a ragged M whose
@@ -403,10 +416,20 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
   GemmConfig split = bad;
   split.splits = 2;
   EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, split).find("whole tiles"), std::string::npos);
-  GemmConfig small = bad;
+  GemmConfig small = bad;  // (64x192: no transposed instance)
   small.tile_m = 64;
   EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, small).find("transposed tiles"),
             std::string::npos);
+  // Multicast only where instantiated: not 192x192, not 64x320 in pairs, no cluster of 8.
+  for (auto [tm, tn, mc] : {Instance{192, 192, 4}, {64, 320, 2}, {64, 320, 8}}) {
+    GemmConfig c = bad;
+    c.tile_m = tm;
+    c.tile_n = tn;
+    c.multicast = mc;
+    EXPECT_NE(g.prepare({DType::F16, A.d, B.d, D.d, M, N, K, Activation::None}, c).find("transposed tiles"),
+              std::string::npos)
+        << c.name();
+  }
   GemmArgs tile_packed{DType::F16, A.d, Bp.d, D.d, M, swiglu_packed_cols(F, 192), K, Activation::SwiGLU};
   tile_packed.n_out = F;  // a weight packed for the row-major 192-wide tile, not in blocks of 16
   EXPECT_NE(g.prepare(tile_packed, bad).find("swiglu_packed_cols"), std::string::npos);
@@ -997,6 +1020,24 @@ std::vector<MlpVariant> sync_variants() {
   tr_wide_row.g2.hopper.tile_n = 192;
   tr_wide_row.g2.hopper.ctas = 0;
   v.push_back(tr_wide_row);
+  // The weights multicast to clusters of 4 (64x320-t-mc4) in the consumer: its clusters wait for a 128x320-t
+  // producer's tiles (T = 333: 6 row tiles, the second cluster of each column block half below the grid) ...
+  MlpVariant tr_mc;
+  tr_mc.g1.hopper.tile_n = 320;
+  tr_mc.g2.hopper.tile_m = 64;
+  tr_mc.g2.hopper.tile_n = 320;
+  tr_mc.g2.hopper.multicast = 4;
+  tr_mc.g1.hopper.transposed = tr_mc.g2.hopper.transposed = true;
+  v.push_back(tr_mc);
+  // ... and in the producer: RowSync, wait kernel, a 64x320-t consumer on few CTAs.
+  MlpVariant tr_mc_row = tr_mc;
+  tr_mc_row.sync = MlpVariant::Sync::RowSync;
+  tr_mc_row.ordering = Ordering::WaitKernel;
+  tr_mc_row.g1.hopper.tile_m = 64;
+  tr_mc_row.g1.hopper.multicast = 4;
+  tr_mc_row.g2.hopper.multicast = 1;
+  tr_mc_row.g2.hopper.ctas = 7;
+  v.push_back(tr_mc_row);
   return v;
 }
 

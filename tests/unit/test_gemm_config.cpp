@@ -163,21 +163,32 @@ TEST(GemmConfig, SwigluPackingPadsToWholeBlocks) {
   }
 }
 
-// The transposed tiles: 128x320 and the earlier four, nothing else -- the list GemmOp::can_implement and
-// make_gemm_kernel both read -- and their names parse back.
-TEST(GemmConfig, TransposedTileListHas128x320) {
-  for (auto [m, n] : {std::pair{192, 192}, {128, 192}, {128, 256}, {256, 128}, {128, 320}}) {
-    EXPECT_TRUE(is_transposed_tile(m, n)) << m << "x" << n;
+// The transposed instances -- the list GemmOp::can_implement and make_gemm_kernel both read: the tiles, and
+// the cluster sizes their weights are multicast to -- nothing else, and their names parse back.
+TEST(GemmConfig, TransposedInstanceList) {
+  struct Instance {
+    int m, n, mc;
+  };
+  for (auto [m, n, mc] : {Instance{192, 192, 1}, {128, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
+                          {64, 320, 1}, {64, 320, 4}}) {
+    EXPECT_TRUE(is_transposed_tile(m, n, mc)) << m << "x" << n << " mc" << mc;
     GemmConfig c{n, 1, 0};
     c.tile_m = m;
     c.transposed = true;
+    c.multicast = mc;
     GemmConfig back;
     ASSERT_EQ(parse_gemm_config(c.name(), back), "") << c.name();
-    EXPECT_TRUE(back.transposed && back.tile_m == m && back.tile_n == n) << c.name();
+    EXPECT_TRUE(back.transposed && back.tile_m == m && back.tile_n == n && back.multicast == mc) << c.name();
+    GemmConfig own = c;  // a kernel function of its own per cluster size
+    own.multicast = 1;
+    if (mc > 1) EXPECT_NE(c.kernel_function(), own.kernel_function());
   }
-  for (auto [m, n] : {std::pair{64, 320}, {64, 192}, {192, 320}, {256, 320}, {128, 128}, {128, 384}, {320, 64}})
+  for (auto [m, n] : {std::pair{192, 320}, {256, 320}, {128, 128}, {128, 384}, {320, 64}, {64, 256}, {64, 192}})
     EXPECT_FALSE(is_transposed_tile(m, n)) << m << "x" << n;
-  EXPECT_NE(std::string(transposed_tile_list()).find("128x320"), std::string::npos);
+  for (auto [m, n, mc] : {Instance{192, 192, 2}, {128, 192, 2}, {128, 320, 2}, {64, 320, 2}, {128, 192, 4},
+                          {64, 192, 4}, {64, 320, 8}, {64, 320, 3}})
+    EXPECT_FALSE(is_transposed_tile(m, n, mc)) << m << "x" << n << " mc" << mc;
+  EXPECT_NE(std::string(transposed_tile_list()).find("64x320"), std::string::npos);
 }
 
 // A transposed kernel is a kernel function of its own, stores through its own staging (no store option

@@ -67,17 +67,24 @@ void pack_swiglu_columns(const T* w, T* packed, int K, int F, int tile_n) {
 // tile_n = 16). Any tile width then reads whole blocks.
 constexpr int kTransposedSwigluBlock = 16;
 
-// The transposed kernels' tiles (GemmConfig::transposed; tokens x weight columns), one instantiation unit
-// each (src/hopper/instances/gemm_f16_<m>x<n>_t.cu); two consumer warpgroups split the tokens. 320 weight
-// columns (five 64-row MMA blocks) is a width the row-major kernels cannot have (wgmma's N is at most 256):
-// GPT-3's QKV GEMM (N = 4608) at 1024 tokens is then 15 x 8 = 120 tiles of 128x320, one wave on 132 SMs.
-// (64-token tiles -- cuBLASLt's 320x64 at 512 tokens -- were built three ways and ran slower than 128x192-t
-// there: docs/hopper-gemm.md, "320-wide transposed tiles".)
-constexpr bool is_transposed_tile(int tile_m, int tile_n) {
-  return (tile_m == 192 && tile_n == 192) || (tile_m == 256 && tile_n == 128) ||
-         (tile_m == 128 && (tile_n == 192 || tile_n == 256 || tile_n == 320));
+// The transposed kernels' instantiations (GemmConfig::transposed; tokens x weight columns, and the cluster
+// size the weights are multicast to, 1 = none), one instantiation unit per tile
+// (src/hopper/instances/gemm_f16_<m>x<n>_t.cu): 64 tokens on one consumer warpgroup, more split between two.
+// 320 weight columns (five 64-row MMA blocks) is a width the row-major kernels cannot have (wgmma's N is at
+// most 256): GPT-3's QKV GEMM (N = 4608) is then 15 column blocks, 120 tiles at 512 tokens (64x320) or 1024
+// (128x320) -- one wave on 132 SMs, cuBLASLt's tiling, which at 512 tokens multicasts the weights to clusters
+// of 4 along the tokens, as 64x320-t-mc4 does. (Multicast instances of 128x192, 128x320 and 64x192, and 64x192
+// on one warpgroup, were built and measured without gain: docs/hopper-gemm.md, "Multicast in the transposed
+// kernels".)
+constexpr bool is_transposed_tile(int tile_m, int tile_n, int multicast = 1) {
+  if (multicast == 4) return tile_m == 64 && tile_n == 320;
+  return multicast == 1 && ((tile_m == 192 && tile_n == 192) || (tile_m == 256 && tile_n == 128) ||
+                            (tile_m == 128 && (tile_n == 192 || tile_n == 256 || tile_n == 320)) ||
+                            (tile_m == 64 && tile_n == 320));
 }
-inline const char* transposed_tile_list() { return "192x192, 128x192, 128x256, 128x320 and 256x128"; }
+inline const char* transposed_tile_list() {
+  return "192x192, 128x192, 128x256, 128x320, 256x128 and 64x320; 64x320 also multicast to clusters of 4";
+}
 
 constexpr int kTileM = 128;  // the default tile height
 constexpr int kTileK = 64;   // every tile's K depth
@@ -131,6 +138,7 @@ struct GemmConfig {
   // the shared B tile and multicasts it to both, so the L2 serves a third (128x256) to a quarter
   // (128x128) fewer bytes per k-step. 1 = every CTA loads its own (gemm_kernel.cuh, produce).
   // Data-parallel, split-K (last arrival) or stream-K; static dispatch, row- or column-major order.
+  // Transposed kernels: whole tiles, the cluster sizes is_transposed_tile names (64x320: 4).
   int multicast = 1;
   // CTA groups without multicast ("-g<N>"): the schedule deals groups of N vertically adjacent tiles
   // (one column block of B) to N consecutive CTAs that walk the same k-steps in step -- as -mc2 does,
@@ -156,8 +164,9 @@ struct GemmConfig {
   // x tile_n weight columns (D's columns): grids, orders, policies and waits are unchanged; the producer
   // waits before loading the activations as always. The epilogue stages the transposed fragment in
   // shared memory, 64 weight columns at a time, and stores whole rows. fp16; the tiles of
-  // is_transposed_tile (tile_m 256: two warpgroups of 128 tokens); whole tiles (no
-  // split-K or stream-K), no multicast or pingpong; SwiGLU weights packed per kTransposedSwigluBlock.
+  // is_transposed_tile (tile_m 256: two warpgroups of 128 tokens; 64: one warpgroup); whole tiles (no
+  // split-K or stream-K), no pingpong; the weights multicast (-mc4) where instantiated; SwiGLU
+  // weights packed per kTransposedSwigluBlock.
   bool transposed = false;
   // The block width a SwiGLU weight is packed in for this configuration (pack_swiglu_columns).
   int swiglu_block() const { return transposed ? kTransposedSwigluBlock : tile_n; }

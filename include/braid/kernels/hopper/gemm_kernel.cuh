@@ -131,10 +131,12 @@ struct PostSlot {
 //
 // Transposed (GemmConfig::transposed): the collective computes D^T = B^T . A^T -- its A operand is the
 // weight tile (TileN weight columns, MN-major), its B operand the activation tile (TileM tokens, K-major),
-// and its two consumer warpgroups split the tokens (TileM / 2 each). The tile is still TileM x TileN of D;
-// the MMA's view of it is kMmaM x kMmaN = TileN x TileM. Whole tiles only, no multicast or pingpong; the
-// epilogue is store_tile_transposed (epilogue_transposed.cuh), staged through a TileM x 64 panel that
-// goes out by TMA.
+// and its two consumer warpgroups split the tokens (TileM / 2 each; a 64-token tile has one warpgroup,
+// which issues every MMA). The tile is still TileM x TileN of D; the MMA's view of it is kMmaM x kMmaN =
+// TileN x TileM. Whole tiles only, no pingpong; the epilogue is store_tile_transposed
+// (epilogue_transposed.cuh), staged through a TileM x 64 panel that goes out by TMA. ClusterM = 2 or 4:
+// the weights are multicast to a cluster of vertically adjacent tiles (the same weight columns, other
+// tokens), as for the row-major kernels -- in the collective's terms its A operand along its cluster's N.
 template <class Element_, int TileM, int TileN, class Mainloop_, bool Staged, int ClusterM = 1, bool Pingpong = false,
           bool Segmented = true, int CtasPerSm = 1, bool Transposed = false>
 struct WarpSpecializedTraits {
@@ -143,21 +145,27 @@ struct WarpSpecializedTraits {
   static constexpr int kTileN = TileN;
   static constexpr int kCtasPerSm = CtasPerSm;
   static constexpr bool kTransposed = Transposed;
-  static_assert(Transposed ? ((TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 && !Pingpong &&
-                              ClusterM == 1 && !Segmented && !Staged && CtasPerSm == 1)
+  static_assert(Transposed ? ((TileM == 64 || TileM == 128 || TileM == 192 || TileM == 256) && TileN % 64 == 0 &&
+                              !Pingpong && !Segmented && !Staged && CtasPerSm == 1)
                            : (TileM == 64 || TileM == 128 || (TileM == 192 && !Pingpong)),
-                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 128-256 tokens "
-                "over two warpgroups, whole tiles of 64-column blocks");
+                "tiles are 64, 128 or 192 rows tall (one consumer warpgroup per 64 rows); transposed: 64 tokens on "
+                "one warpgroup or 128-256 over two, whole tiles of 64-column blocks");
   // The accumulator tile as the MMA sees it (rows x columns of its C).
   static constexpr int kMmaM = Transposed ? TileN : TileM;
   static constexpr int kMmaN = Transposed ? TileM : TileN;
   using TileShape = cute::Shape<cute::Int<kTileM>, cute::Int<TileN>, cute::Int<kTileK>>;
-  // ClusterM = 2: clusters of two CTAs on vertically adjacent tiles, B multicast (GemmConfig::multicast).
+  // ClusterM = 2 (4: transposed): clusters of CTAs on vertically adjacent tiles, the weights multicast
+  // (GemmConfig::multicast). The launch's clusters and the pipeline span ClusterM CTAs along x
+  // (ClusterShape); the collective sees them along the dimension that shares the weights: its M
+  // (row-major: the tiles' rows) or, transposed, its N (the tokens) -- CollectiveClusterShape.
   static constexpr int kMulticast = ClusterM;
-  static_assert(ClusterM == 1 || ClusterM == 2, "multicast clusters of one or two CTAs");
+  static_assert(ClusterM == 1 || ClusterM == 2 || (Transposed && ClusterM == 4),
+                "multicast clusters of one or two CTAs (transposed: or four)");
   using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>;
+  using CollectiveClusterShape =
+      cute::conditional_t<Transposed, cute::Shape<cute::_1, cute::Int<ClusterM>, cute::_1>, ClusterShape>;
   using Mainloop = Mainloop_;
-  static_assert(std::is_same_v<typename Mainloop::DispatchPolicy::ClusterShape, ClusterShape>,
+  static_assert(std::is_same_v<typename Mainloop::DispatchPolicy::ClusterShape, CollectiveClusterShape>,
                 "the collective's pipeline and TMA copies are built for the launch's cluster shape");
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::MainloopPipeline;
@@ -167,7 +175,7 @@ struct WarpSpecializedTraits {
   static constexpr bool kPingpong = Pingpong;
   static constexpr bool kSegmented = Segmented && !Pingpong;  // (pingpong tiles are whole)
   // Cooperative: a warpgroup per 64 rows of one tile. Pingpong: two warpgroups, a tile each.
-  static constexpr int kConsumerThreads = Pingpong || Transposed ? 256 : TileM / 64 * 128;
+  static constexpr int kConsumerThreads = Pingpong ? 256 : Transposed ? (TileM == 64 ? 128 : 256) : TileM / 64 * 128;
   static constexpr int kTileThreads = Pingpong ? 128 : kConsumerThreads;  // the threads of one tile's MMAs and epilogue
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
   static_assert(int(cute::size(TiledMma{})) == kTileThreads, "one consumer warpgroup per 64 tile rows, or per tile (pingpong)");
@@ -211,8 +219,12 @@ struct WarpSpecializedTraits {
   static constexpr bool kLookAhead = !kBigAccumulators && !kThreeConsumers;
   static constexpr int kProducerRegs =
       kThreeConsumers ? (kSegmented ? 56 : 96) : !kBigAccumulators ? 0 : Pingpong ? 80 : 40;
-  static constexpr int kConsumerRegs =
-      kThreeConsumers ? (kSegmented ? 152 : 136) : !kBigAccumulators ? 0 : Pingpong ? 208 : 232;
+  // (A 64-token transposed tile has one consumer warpgroup: 256 threads, room for 40 / 256.)
+  static constexpr int kConsumerRegs = kThreeConsumers               ? (kSegmented ? 152 : 136)
+                                       : !kBigAccumulators           ? 0
+                                       : Pingpong                    ? 208
+                                       : Transposed && TileM == 64 ? 256
+                                                                     : 232;
   static_assert(kProducerThreads * kProducerRegs + kConsumerThreads * kConsumerRegs <= 65536, "register file");
 
   static constexpr bool kStagedEpilogue = Staged;
@@ -385,21 +397,26 @@ using GemmMainloop = typename GemmMainloopFor<Element, TileM, TileN, Staged, Lay
 // activations, K-major). Tile (TileN weights, TileM tokens, 64); CUTLASS's builder lays its two
 // cooperative warpgroups along M, here they split the tokens: one warpgroup's wgmma atom of 64 x TileM/2,
 // laid out 1 x 2 and repeated over the TileN weights by the collective (the layout of CUTLASS's probe,
-// src/cutlass/sm90_gemm_transposed.cu). The pipeline leaves room for a TileM x 64 staging panel (1024-byte
-// aligned for the TMA store: 256x128 keeps 4 stages; 128x320, 56 KB per stage, 3).
-template <class Element, int TileM, int TileN>
+// src/cutlass/sm90_gemm_transposed.cu). 64 tokens: one warpgroup, atom 64 x 64 (split in two, each
+// warpgroup's n32 MMAs would read every 64-row weight block from shared memory for half the work; measured
+// slower, docs/hopper-gemm.md). The pipeline leaves room for a TileM x 64 staging panel (1024-byte aligned
+// for the TMA store: 256x128 keeps 4 stages; 128x320, 56 KB per stage, 3).
+// ClusterN > 1: the collective's cluster of ClusterN CTAs along its N (the tokens), so that its A copy --
+// the weights -- is a TMA multicast over them (WarpSpecializedTraits::CollectiveClusterShape).
+template <class Element, int TileM, int TileN, int ClusterN = 1>
 struct TransposedGemmMainloopFor {
   using Col = cutlass::layout::ColumnMajor;
   using TileShape = cute::Shape<cute::Int<TileN>, cute::Int<TileM>, cute::Int<kTileK>>;
   using Builder = cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Col, 8, Element, Col, 8, float, TileShape,
-      cute::Shape<cute::_1, cute::_1, cute::_1>,
+      cute::Shape<cute::_1, cute::Int<ClusterN>, cute::_1>,
       cutlass::gemm::collective::StageCountAutoCarveout<kExtraSmem + TileM * 64 * 2 + 1024>,
       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
-  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / 2>, cute::Int<kTileK>>;
+  static constexpr int kWarpgroups = TileM == 64 ? 1 : 2;
+  using WarpgroupShape = cute::Shape<cute::_64, cute::Int<TileM / kWarpgroups>, cute::Int<kTileK>>;
   using TiledMma = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<Element, Element, float, WarpgroupShape, Builder::GmmaMajorA, Builder::GmmaMajorB>(),
-      cute::Layout<cute::Shape<cute::_1, cute::_2, cute::_1>>{}));
+      cute::Layout<cute::Shape<cute::_1, cute::Int<kWarpgroups>, cute::_1>>{}));
   using type = cutlass::gemm::collective::CollectiveMma<
       typename Builder::DispatchPolicy, TileShape, Element, cutlass::gemm::TagToStrideA_t<Col>, Element,
       cutlass::gemm::TagToStrideB_t<Col>, TiledMma, typename Builder::GmemTiledCopyA, typename Builder::SmemLayoutAtomA,
@@ -416,7 +433,7 @@ struct GemmTraitsMainloopFor {
 };
 template <class Element, int TileM, int TileN, bool Staged, int ClusterM, bool Pingpong>
 struct GemmTraitsMainloopFor<Element, TileM, TileN, Staged, ClusterM, Pingpong, true> {
-  using type = typename TransposedGemmMainloopFor<Element, TileM, TileN>::type;
+  using type = typename TransposedGemmMainloopFor<Element, TileM, TileN, ClusterM>::type;
 };
 template <class Element, int TileM, int TileN, bool Staged, int ClusterM, bool Pingpong, bool Transposed>
 using GemmTraitsMainloop = typename GemmTraitsMainloopFor<Element, TileM, TileN, Staged, ClusterM, Pingpong, Transposed>::type;
@@ -482,8 +499,8 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   Tensor gB_nk = get<1>(load_inputs);  // (BLK_N, BLK_K, n, k)
   Tensor sA = Traits::act_smem(smem.tensors);  // the activations' stages (A; the collective's B when transposed)
   Tensor sB = Traits::wgt_smem(smem.tensors);  // the weights' stages
-  // Multicast: this CTA loads its slice (its cluster rank) of the B tile into both CTAs' stage, each
-  // stage's full barrier expecting the whole tile's bytes; A is its own.
+  // Multicast: this CTA loads its slice (its cluster rank) of the weight tile into every cluster CTA's
+  // stage, each stage's full barrier expecting the whole tile's bytes; the activations are its own.
   constexpr bool kMc = Traits::kMulticast > 1;
   const uint32_t mc_rank = kMc ? cluster::rank() : 0u;
   const uint16_t mc_mask_b = kMc ? uint16_t((1u << Traits::kMulticast) - 1u) : uint16_t(0);

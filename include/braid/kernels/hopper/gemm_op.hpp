@@ -78,8 +78,8 @@ class GemmKernelBase : public KernelBase {
 // Pingpong warpgroups (GemmConfig::pingpong): fp16 and bf16 128x128, direct stores.
 // segmented: the schedule cuts tiles into segments (split-K, stream-K), so the kernel needs the fixup;
 // the plain tiles come both ways (the whole-tile instantiation holds fewer registers), pingpong
-// without, multicast with. transposed (GemmConfig::transposed): fp16, the tiles of is_transposed_tile,
-// whole tiles only.
+// without, multicast with. transposed (GemmConfig::transposed): fp16, the tiles and multicast cluster
+// sizes of is_transposed_tile, whole tiles only.
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast = 1,
                                                  bool pingpong = false, bool segmented = true, bool transposed = false);
 
