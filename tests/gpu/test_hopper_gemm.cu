@@ -916,6 +916,13 @@ TEST_F(HopperTest, WholeTileKernelsMatchSegmentedOnes) {
   EXPECT_EQ(checked, 4);
 }
 
+// The same chain under RowSync, ordered by the wait kernel: the second form of most variants below.
+MlpVariant rowsync_wait_kernel(MlpVariant v) {
+  v.sync = MlpVariant::Sync::RowSync;
+  v.ordering = Ordering::WaitKernel;
+  return v;
+}
+
 std::vector<MlpVariant> sync_variants() {
   std::vector<MlpVariant> v;
   for (auto s : {MlpVariant::Sync::TileSync, MlpVariant::Sync::RowSync})
@@ -961,18 +968,14 @@ std::vector<MlpVariant> sync_variants() {
   multicast.g1.hopper.ctas = 12;
   multicast.g2.hopper.stream_k = true;
   v.push_back(multicast);
-  MlpVariant multicast_row = multicast;  // RowSync, wait kernel, 128x256 producer tiles
-  multicast_row.sync = MlpVariant::Sync::RowSync;
-  multicast_row.ordering = Ordering::WaitKernel;
+  MlpVariant multicast_row = rowsync_wait_kernel(multicast);  // RowSync, wait kernel, 128x256 producer tiles
   multicast_row.g1.hopper.tile_n = 256;
   v.push_back(multicast_row);
   MlpVariant pingpong;  // pingpong warpgroups in both GEMMs (posts from alternating warpgroups), few CTAs in GEMM 2
   pingpong.g1.hopper.pingpong = pingpong.g2.hopper.pingpong = true;
   pingpong.g2.hopper.ctas = 7;
   v.push_back(pingpong);
-  MlpVariant pingpong_row = pingpong;  // RowSync, wait kernel, row-major orders, a cooperative producer
-  pingpong_row.sync = MlpVariant::Sync::RowSync;
-  pingpong_row.ordering = Ordering::WaitKernel;
+  MlpVariant pingpong_row = rowsync_wait_kernel(pingpong);  // RowSync, wait kernel, row-major orders, a cooperative producer
   pingpong_row.g1.hopper.pingpong = false;
   pingpong_row.g1.hopper.order = pingpong_row.g2.hopper.order = OrderKind::RowMajor;
   v.push_back(pingpong_row);
@@ -981,9 +984,7 @@ std::vector<MlpVariant> sync_variants() {
   fit.g2.hopper.tile_m = 192;
   fit.g2.hopper.ctas = 11;
   v.push_back(fit);
-  MlpVariant fit_row = fit;  // RowSync, wait kernel: 128x192 producer over 192-row consumer tiles, split-K
-  fit_row.sync = MlpVariant::Sync::RowSync;
-  fit_row.ordering = Ordering::WaitKernel;
+  MlpVariant fit_row = rowsync_wait_kernel(fit);  // RowSync, wait kernel: 128x192 producer over 192-row consumer tiles, split-K
   fit_row.g1.hopper.tile_m = 128;
   fit_row.g2.hopper.tile_n = 192;
   fit_row.g2.hopper.splits = 2;
@@ -995,9 +996,7 @@ std::vector<MlpVariant> sync_variants() {
   tr.g1.hopper.transposed = tr.g2.hopper.transposed = true;
   tr.g2.hopper.ctas = 9;
   v.push_back(tr);
-  MlpVariant tr_row = tr;  // RowSync, wait kernel, row-major orders: 256-token producer tiles, 128x192 consumer
-  tr_row.sync = MlpVariant::Sync::RowSync;
-  tr_row.ordering = Ordering::WaitKernel;
+  MlpVariant tr_row = rowsync_wait_kernel(tr);  // RowSync, wait kernel, row-major orders: 256-token producer tiles, 128x192 consumer
   tr_row.g1.hopper.tile_m = 256;
   tr_row.g1.hopper.tile_n = 128;
   tr_row.g2.hopper.tile_n = 192;
@@ -1014,9 +1013,7 @@ std::vector<MlpVariant> sync_variants() {
   tr_wide.g1.hopper.transposed = tr_wide.g2.hopper.transposed = true;
   tr_wide.g2.hopper.ctas = 5;
   v.push_back(tr_wide);
-  MlpVariant tr_wide_row = tr_wide;  // RowSync, wait kernel: a 128x320 producer under a 128x192-t consumer on every SM
-  tr_wide_row.sync = MlpVariant::Sync::RowSync;
-  tr_wide_row.ordering = Ordering::WaitKernel;
+  MlpVariant tr_wide_row = rowsync_wait_kernel(tr_wide);  // RowSync, wait kernel: a 128x320 producer under a 128x192-t consumer on every SM
   tr_wide_row.g2.hopper.tile_n = 192;
   tr_wide_row.g2.hopper.ctas = 0;
   v.push_back(tr_wide_row);
@@ -1030,9 +1027,7 @@ std::vector<MlpVariant> sync_variants() {
   tr_mc.g1.hopper.transposed = tr_mc.g2.hopper.transposed = true;
   v.push_back(tr_mc);
   // ... and in the producer: RowSync, wait kernel, a 64x320-t consumer on few CTAs.
-  MlpVariant tr_mc_row = tr_mc;
-  tr_mc_row.sync = MlpVariant::Sync::RowSync;
-  tr_mc_row.ordering = Ordering::WaitKernel;
+  MlpVariant tr_mc_row = rowsync_wait_kernel(tr_mc);
   tr_mc_row.g1.hopper.tile_m = 64;
   tr_mc_row.g1.hopper.multicast = 4;
   tr_mc_row.g2.hopper.multicast = 1;
