@@ -166,7 +166,7 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
            "got " + c.name();
   if (c.order == OrderKind::Table) return "a table order comes from the chain's plan, not from GemmConfig";
   if (c.multicast != 1 && c.multicast != 2 && !(c.transposed && c.multicast == 4))
-    return "-mc<N>: B is multicast to clusters of 2 CTAs (transposed kernels: 2 or 4; got " +
+    return "-mc<N>: B is multicast to clusters of 2 CTAs, or 4 in the transposed kernels that have them (got " +
            std::to_string(c.multicast) + ")";
   if (c.pingpong && (c.splits > 1 || c.stream_k || c.multicast > 1))
     return "pingpong (-pp) warpgroups take whole tiles: data-parallel only, without split-K, stream-K or "
