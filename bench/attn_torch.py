@@ -20,12 +20,13 @@ Usage: attn_torch.py --out attn-torch.csv [--models gpt3,llama] [--prompts 512,1
 import argparse
 import csv
 import math
+import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 
-from torch_common import SCRATCH_BYTES, graphed, log, parse_list, rel_err, time_it
+from torch_common import SCRATCH_BYTES, evict_l2, graphed, log, parse_list, rel_err, time_it
 
 TOL = 1e-2
 MODELS = {"gpt3": (12288, 12), "llama": (8192, 8)}
@@ -98,6 +99,30 @@ def sdpa_backend(x, wqkv, wo, kc, vc, B, S_new, S_cached, NH):
         return f"unknown ({type(e).__name__})"
 
 
+def kernel_times(fn, scratch, reps=15):
+    """Each kernel of the block as it runs in the block (after the L2 eviction, behind the block's other
+    kernels: cold code and all), median over `reps` profiled repetitions of the graph replay: where
+    PyTorch's time goes, against braid's per-stage times. Returns [(kernel name, us)] in launch order."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        runs = []
+        for _ in range(reps):
+            evict_l2(scratch)
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                fn()
+                torch.cuda.synchronize()
+            ks = sorted((e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA),
+                        key=lambda e: e.time_range.start)
+            runs.append([(e.name, e.time_range.end - e.time_range.start) for e in ks])
+        n = min(len(r) for r in runs)
+        if n == 0:
+            return []
+        return [(runs[0][i][0], statistics.median(r[i][1] for r in runs)) for i in range(n)]
+    except Exception as e:  # informational only
+        return [(f"(no breakdown: {type(e).__name__}: {e})", 0.0)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
@@ -146,6 +171,11 @@ def main():
             torch.cuda.synchronize()
             e_e = rel_err(y, ref)
             t_e = time_it(lambda: block(*args), scratch, a.reps, a.warmup)
+            ks = kernel_times(g.replay, scratch)
+            if not ks:  # (the profiler saw no kernels of the graph: the eager block's, then)
+                ks = kernel_times(lambda: block(*args), scratch)
+            log(f"[{i}/{len(cases)}] {shape} kernels in the graph (median of 15 profiled replays): " +
+                ", ".join(f"{n[:60]} {t:.1f} us" for n, t in ks) + f" (sum {sum(t for _, t in ks):.1f})")
             for name, t, e in (("peer:torch-sdpa-graph", t_g, e_g), ("peer:torch-sdpa-eager", t_e, e_e)):
                 ok = e == e and e < TOL
                 nfail += not ok

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                    "                                         --before also right after each other GEMM)\n"
                    "                  [--before self|cublaslt|icache|tiny|CONFIG,...]  (also time each configuration with that GEMM\n"
                    "                                         run before each repetition, on other buffers: the cost\n"
-                   "                                         of a kernel switch)\n");
+                   "                                         of a kernel switch; icache and tiny also before cuBLASLt)\n");
       return 2;
     }
   }
@@ -215,6 +215,22 @@ int main(int argc, char** argv) {
         const double err = error();
         const double us = timer.median_us([&] { g.run(lt, B, A, D, s); }, reps);
         report("cublaslt-best", us, err, "(" + std::to_string(g.algos_tried) + " algorithms)");
+        // The peer after the footprint kernels too: whether cuBLASLt's kernel pays a switch as well.
+        for (const std::string& other : bench::split_list(before)) {
+          if (other != "icache" && other != "tiny") continue;
+          auto run_other = [&, large = other == "icache"] {
+            bench::launch_footprint(large, sms, static_cast<uint32_t*>(ws), s);
+            BRAID_CUDA_CHECK(cudaGetLastError());
+          };
+          BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+          run_other();
+          g.run(lt, B, A, D, s);
+          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+          const double err_after = error();
+          const double us_after = timer.median_us([&] { g.run(lt, B, A, D, s); }, reps, 5, run_other);
+          report("cublaslt-best after " + other, us_after, err_after,
+                 "(" + std::to_string(us_after / us).substr(0, 5) + "x of plain)");
+        }
       }
 #ifdef BRAID_HAVE_CUTLASS
       if (cublas && !bf16) {  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)

@@ -4,6 +4,8 @@
 #pragma once
 #include <cublasLt.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "braid/bench/harness.cuh"
@@ -37,7 +39,10 @@ struct LtGemm {
                                                             sizeof(ws_bytes)));
     cublasLtMatmulHeuristicResult_t res[8];
     int n = 0;
-    BRAID_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(h, op, a, b, c, c, pref, 8, res, &n));
+    // BRAID_LT_MAX_ALGOS=K: time only the heuristic's first K (for profilers, which count launches).
+    int max_algos = 8;
+    if (const char* e = std::getenv("BRAID_LT_MAX_ALGOS")) max_algos = std::max(1, std::min(8, std::atoi(e)));
+    BRAID_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(h, op, a, b, c, c, pref, max_algos, res, &n));
     cublasLtMatmulPreferenceDestroy(pref);
     if (n == 0) throw std::runtime_error("cuBLASLt found no algorithm");
     Timer timer(s);
