@@ -6,7 +6,8 @@
 // column (a column of D): straight to D they would be scattered 2-byte stores. Instead the tile goes out
 // one panel of 64 output columns at a time through a TileM x 64 staging buffer in the 128-byte swizzled
 // layout a TMA box of 64 columns x TileM rows reads (16-byte chunk c of row r at c ^ (r % 8)): the
-// consumers write their values into it transposed (2-byte writes), thread 0 issues the panel's bulk tensor
+// consumers write their values into it transposed (stmatrix .trans: 8x8 blocks of 16-bit values, 16-byte
+// rows; until 2026-11-27 two-byte shared stores, 8x the instructions), thread 0 issues the panel's bulk tensor
 // store, and the consumers go on to the next panel (or tile) -- waiting, before they rewrite the buffer,
 // only until that store has read it. A panel narrower than 64 columns (the tile's last output columns when
 // the tile is not whole 64-column panels; SwiGLU's odd 64-row block), or a D that has no tensor map (rows
@@ -21,8 +22,8 @@
 // 16 j + l and its up column 16 j + 8 + l are a thread's values with r2 = 0 and r2 = 1 (i and i + 2), and
 // the output column is 8 j + l: two 64-row blocks of weights make one 64-column output panel.
 //
-// Bank conflicts of the panel writes: a warp's value i is 8 consecutive output columns (l: one 16-byte
-// chunk) x 4 tokens 2 apart (lane % 4); the swizzle puts the 4 rows' chunks on distinct banks.
+// Bank conflicts of the panel writes: each of an stmatrix's 8x8 matrices is 8 token rows of one 16-byte
+// chunk, and the swizzle puts the 8 rows' chunks on distinct banks.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -30,6 +31,31 @@
 #include "braid/kernels/hopper/gemm_kernel.cuh"
 
 namespace braid::hopper::detail {
+
+// A pair of values as the 32-bit word stmatrix takes (the first in the low half), each rounded as
+// Element(v) rounds it in the per-element path: the same bits.
+template <class Element>
+__device__ __forceinline__ uint32_t pair_bits(float a, float b) {
+  const Pair<Element> v{Element(a), Element(b)};
+  uint32_t u;
+  static_assert(sizeof(v) == sizeof(u), "a pair is 32 bits");
+  memcpy(&u, &v, sizeof(u));
+  return u;
+}
+
+// stmatrix .x4 .trans: the warp stores four 8x8 16-bit matrices transposed, matrix k's 8 rows at the
+// addresses lanes 8k..8k+7 give. A fragment's 8 weight columns x 8 tokens (a thread holding weight column
+// lane / 4, tokens 2 (lane % 4) + {0, 1}) become 8 token rows of 8 output columns, 16 bytes each: one
+// instruction for what took 8 two-byte shared stores per thread.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+__device__ __forceinline__ void stmatrix_x2_trans(uint32_t addr, uint32_t r0, uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r0), "r"(r1) : "memory");
+}
 
 template <Activation kAct, int kRows, int kCols, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coord& coord, const Params& p, int m0,
@@ -48,14 +74,34 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
   const bool whole_pieces = n_out % 8 == 0 && (reinterpret_cast<uintptr_t>(D) & 15u) == 0;
   // Where this thread's values land in the panel, from its first value's (weight column wc0, token tok0)
   // and the fragment's strides (AccumShape): value (c2, r2, g) of a 64-row block is token tok0 + 8 g + c2,
-  // weight column wc0 + 8 r2 (+ 64 per block). wc0 = 16 w + l, so wc0 % 8 is its column in a 16-byte chunk
-  // and wc0 / 8 (wc0 / 16 for SwiGLU's output columns) its first chunk; the swizzle of token tok0 + 8 g + c2
-  // is (tok0 + c2) % 8 whatever g. (Addresses as constants off one base: computed per value from `coord`,
-  // the 256x128 kernel spilled ~480 bytes more, ptxas.)
+  // weight column wc0 + 8 r2 (+ 64 per block); wc0 = 16 w + l, tok0 = 2 (lane % 4) + the warpgroup's first
+  // token. A warp's values of 8 tokens x 8 output columns are an 8x8 matrix in stmatrix's fragment (thread:
+  // column l, rows 2 (lane % 4) + c2), and one stmatrix .x4 .trans stores four of them transposed -- tokens
+  // as rows, 16 bytes of 8 output columns each, at the addresses lanes 8k..8k+7 give for matrix k:
+  //   without SwiGLU, matrices (r2, g), (r2 + 1, g), (r2, g + 1), (r2 + 1, g + 1) of the panel's block:
+  //     chunks wc0 / 8 and wc0 / 8 + 1 (8 columns on) of token groups g, g + 1;
+  //   SwiGLU (packed in 16-column blocks, kTransposedSwigluBlock: value i's up value is i + 2, output column
+  //     8 j + l of gate column 16 j + l), matrices (b, g), (b + 1, g), (b, g + 1), (b + 1, g + 1) of the
+  //     panel's two blocks: chunks wc0 / 16 and wc0 / 16 + 4 (32 output columns on); a lone last block (a
+  //     192-wide tile's third) by stmatrix .x2, matrices (0, g), (0, g + 1).
+  // Row r's chunk c sits at c ^ (r % 8) (the 128-byte swizzle); the warpgroup's first token is a multiple
+  // of 8, so that is c ^ (lane % 8) for the row lane gives.
+  static_assert(Shape::kGroups % 2 == 0, "8-token groups in pairs");
   const int wc0 = int(cute::get<0>(coord(0))), tok0 = int(cute::get<1>(coord(0)));
-  const int row0 = tok0 * 128 + (wc0 % 8) * 2;
+  const int lane = threadIdx.x % 32;
   const int chunk0 = kGlu ? wc0 / 16 : wc0 / 8;
-  const int swz[2] = {tok0 & 7, (tok0 + 1) & 7};
+  constexpr int kSecondChunk = kGlu ? 4 : 1;
+  const int tok4 = tok0 - 2 * (lane % 4) + 8 * (lane / 16) + lane % 8;
+  const uint32_t addr4 = base + uint32_t(tok4 * 128 + (((chunk0 + kSecondChunk * ((lane / 8) % 2)) ^ (lane % 8)) << 4));
+  const int tok2 = tok0 - 2 * (lane % 4) + 8 * ((lane / 8) % 2) + lane % 8;
+  const uint32_t addr2 = base + uint32_t(tok2 * 128 + ((chunk0 ^ (lane % 8)) << 4));
+  auto value = [&](int i) {
+    float v = accum(i);
+    if constexpr (kGlu) v = silu(v) * accum(i + 2);
+    else if constexpr (kAct == Activation::GeLU) v = gelu_erf(v);
+    return v;
+  };
+  auto pair = [&](int i) { return pair_bits<Element>(value(i), value(i + 1)); };  // (c2 = 0, 1)
 #pragma unroll
   for (int q = 0; q < kPanels; ++q) {
     const int lo = 64 * q;  // the panel's first output column in the tile
@@ -68,24 +114,17 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
     const bool by_tma = p.d_tma && width == 64;  // a whole 64-column panel (the map clips it at D's edges)
     if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
     ptx::named_barrier_sync(bar, threads);  // ... and every thread's copy-out of it is done
+    const int i0 = Shape::kPerBlock * q * kBlocksPerPanel;  // value (0, 0, 0) of the panel's (first) block
 #pragma unroll
-    for (int b = 0; b < kBlocksPerPanel; ++b) {
-      const int mb = q * kBlocksPerPanel + b;
-      if (mb >= Shape::kBlocks) break;
-#pragma unroll
-      for (int g = 0; g < Shape::kGroups; ++g)
-#pragma unroll
-        for (int r2 = 0; r2 < (kGlu ? 1 : 2); ++r2)
-#pragma unroll
-          for (int c2 = 0; c2 < 2; ++c2) {
-            const int i = c2 + 2 * r2 + 4 * g + Shape::kPerBlock * mb;
-            float v = accum(i);
-            if constexpr (kGlu) v = silu(v) * accum(i + 2);  // (i + 2: its up value, 8 weight columns on)
-            else if constexpr (kAct == Activation::GeLU) v = gelu_erf(v);
-            // Row tok0 + 8 g + c2, 16-byte chunk (chunk0 + r2, or + 4 b) ^ ((tok0 + c2) % 8), column wc0 % 8.
-            const int chunk = kGlu ? chunk0 + 4 * b : chunk0 + r2;
-            *reinterpret_cast<Element*>(bytes + row0 + (8 * g + c2) * 128 + ((chunk ^ swz[c2]) << 4)) = Element(v);
-          }
+    for (int g = 0; g < Shape::kGroups; g += 2) {
+      const int i = i0 + 4 * g;
+      const uint32_t at = uint32_t(g * 8 * 128);  // token group g's rows
+      if constexpr (!kGlu)
+        stmatrix_x4_trans(addr4 + at, pair(i), pair(i + 2), pair(i + 4), pair(i + 6));
+      else if (blocks == 2)
+        stmatrix_x4_trans(addr4 + at, pair(i), pair(i + Shape::kPerBlock), pair(i + 4), pair(i + Shape::kPerBlock + 4));
+      else
+        stmatrix_x2_trans(addr2 + at, pair(i), pair(i + 4));
     }
     if (by_tma) {
       tma::fence_proxy_async_smem();  // the generic-proxy writes, before the async proxy reads them
