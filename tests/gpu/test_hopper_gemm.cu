@@ -1301,9 +1301,14 @@ struct StuckTestMlp {
 TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
   std::mt19937 rng(5);
   StuckTestMlp t(rng, 256, 512, 512, MlpVariant{});
-  // Fault injection: GEMM 1 posts nothing (its output policy switched off).
+  // Fault injection: GEMM 1 posts nothing (its output policy switched off), and GEMM 2 reads its
+  // producer's completion from its own run counter. Without the latter, a GEMM 2 CTA that starts after
+  // GEMM 1 has finished (tiny GEMMs: it happens) sees the producer stage complete, skips its waits and
+  // reports nothing -- correctly, since nothing is stuck then (seen once, 2026-11-27, with GEMM code that
+  // had passed this test before: bench/results/attn-kernel-h100-20261127/gpu-tests-before-fix.log).
   t.m.chain().set_params_hook([](int stage, StageParams& sp) {
     if (stage == 0) sp.sems = nullptr;
+    if (stage == 1) sp.inputs[0].state = sp.state;
   });
   t.expect_gemm2_reported(false);
 }
