@@ -207,6 +207,26 @@ int main(int argc, char** argv) {
                     bytes / us * 1e-6, flops / us * 1e-6, err, ok ? "" : "  CHECK FAILED", extra.c_str());
         std::fflush(stdout);
       };
+      // --before's footprint kernels (code_footprint.cuh: what the switch penalty is); empty for other names.
+      auto footprint = [&](const std::string& other) -> std::function<void()> {
+        if (other != "icache" && other != "tiny") return {};
+        return [&, large = other == "icache"] {
+          bench::launch_footprint(large, sms, static_cast<uint32_t*>(ws), s);
+          BRAID_CUDA_CHECK(cudaGetLastError());
+        };
+      };
+      // `run` timed with `run_other` before each repetition (after the L2 eviction), checked first on a
+      // poisoned output; reported against its plain time.
+      auto time_after = [&](const std::string& label, const std::function<void()>& run,
+                            const std::function<void()>& run_other, double plain_us) {
+        BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
+        run_other();
+        run();
+        BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+        const double err_after = error();
+        const double us_after = timer.median_us(run, reps, 5, run_other);
+        report(label, us_after, err_after, "(" + std::to_string(us_after / plain_us).substr(0, 5) + "x of plain)");
+      };
       if (cublas) {
         bench::LtGemm g(lt, M, K, N, gelu, bf16 ? CUDA_R_16BF : CUDA_R_16F, ws, ws_bytes, B, A, D, s);
         BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
@@ -216,21 +236,9 @@ int main(int argc, char** argv) {
         const double us = timer.median_us([&] { g.run(lt, B, A, D, s); }, reps);
         report("cublaslt-best", us, err, "(" + std::to_string(g.algos_tried) + " algorithms)");
         // The peer after the footprint kernels too: whether cuBLASLt's kernel pays a switch as well.
-        for (const std::string& other : bench::split_list(before)) {
-          if (other != "icache" && other != "tiny") continue;
-          auto run_other = [&, large = other == "icache"] {
-            bench::launch_footprint(large, sms, static_cast<uint32_t*>(ws), s);
-            BRAID_CUDA_CHECK(cudaGetLastError());
-          };
-          BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
-          run_other();
-          g.run(lt, B, A, D, s);
-          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
-          const double err_after = error();
-          const double us_after = timer.median_us([&] { g.run(lt, B, A, D, s); }, reps, 5, run_other);
-          report("cublaslt-best after " + other, us_after, err_after,
-                 "(" + std::to_string(us_after / us).substr(0, 5) + "x of plain)");
-        }
+        for (const std::string& other : bench::split_list(before))
+          if (const auto run_other = footprint(other))
+            time_after("cublaslt-best after " + other, [&] { g.run(lt, B, A, D, s); }, run_other, us);
       }
 #ifdef BRAID_HAVE_CUTLASS
       if (cublas && !bf16) {  // CUTLASS's own sm90 kernel (same collective mainloop as braid's, 128x128x64)
@@ -293,19 +301,14 @@ int main(int argc, char** argv) {
         report(name, us, err, "(" + std::to_string(g.units()) + " units on " + std::to_string(g.ctas()) + " CTAs)");
         // The same, with another GEMM (own buffers) between the L2 eviction and each timed repetition.
         for (const std::string& other : bench::split_list(before)) {
-          std::function<void()> run_other;
+          std::function<void()> run_other = footprint(other);  // (icache, tiny)
           hopper::GemmOp go;
           std::unique_ptr<bench::LtGemm> lto;
-          if (other == "icache" || other == "tiny") {  // code_footprint.cuh: what the switch penalty is
-            run_other = [&, large = other == "icache"] {
-              bench::launch_footprint(large, sms, static_cast<uint32_t*>(ws), s);
-              BRAID_CUDA_CHECK(cudaGetLastError());
-            };
-          } else if (other == "cublaslt") {
+          if (!run_other && other == "cublaslt") {
             lto = std::make_unique<bench::LtGemm>(lt, M, K, N, gelu, bf16 ? CUDA_R_16BF : CUDA_R_16F, ws, ws_bytes, B2, A2,
                                                   D2, s);
             run_other = [&] { lto->run(lt, B2, A2, D2, s); };
-          } else {
+          } else if (!run_other) {
             hopper::GemmConfig oc;
             if (const std::string why = hopper::parse_gemm_config(other == "self" ? name : other, oc); !why.empty()) {
               std::fprintf(stderr, "error: --before: %s\n", why.c_str());
@@ -319,14 +322,7 @@ int main(int argc, char** argv) {
             }
             run_other = [&] { go.run(s); };
           }
-          BRAID_CUDA_CHECK(cudaMemsetAsync(D, 0xff, size_t(M) * N * 2, s));
-          run_other();
-          g.run(s);
-          BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
-          const double err_after = error();
-          const double us_after = timer.median_us([&] { g.run(s); }, reps, 5, run_other);
-          report(name + " after " + other, us_after, err_after,
-                 "(" + std::to_string(us_after / us).substr(0, 5) + "x of plain)");
+          time_after(name + " after " + other, [&] { g.run(s); }, run_other, us);
           // The traced run right after the other GEMM: which phase of the units the switch lengthens.
           if (!unit_trace.empty()) trace_after(g, name, "-after-" + other, run_other);
         }
