@@ -2,10 +2,11 @@
 """Which source lines the code one launch walks only a few times per CTA comes from (the code fetched
 cold after a kernel switch): ncu's per-instruction execution counts (SASS source page, CSV) joined by
 offset with `nvdisasm -g` of the same kernel (each instruction's innermost source file and line).
-   python3 ncu_cold_code_by_source.py SASS.csv[.gz] DISASM.txt CTAS [MAX_PER_CTA]
+   python3 ncu_cold_code_by_source.py SASS.csv[.gz] DISASM.txt CTAS [MAX_PER_CTA] [STALL_COLUMN]
 DISASM.txt: `nvdisasm -g -c` of the cubin that holds the kernel (cuobjdump -xelf); the function is the
 one whose instruction count and opcodes match the CSV. Prints instructions and bytes per source file
-(and the top lines) for instructions executed 1..MAX_PER_CTA (default 8) times per CTA."""
+(and the top lines) for instructions executed 1..MAX_PER_CTA (default 8) times per CTA; with STALL_COLUMN (e.g.
+stall_no_inst), also that column's warp-stall samples per source line."""
 import collections
 import csv
 import gzip
@@ -14,6 +15,7 @@ import sys
 
 sass_path, dis_path, ctas = sys.argv[1], sys.argv[2], int(sys.argv[3])
 max_per_cta = float(sys.argv[4]) if len(sys.argv) > 4 else 8.0
+stall_col = sys.argv[5] if len(sys.argv) > 5 else None
 
 opener = gzip.open if sass_path.endswith(".gz") else open
 with opener(sass_path, "rt") as f:
@@ -33,6 +35,8 @@ def opcode(text):
 
 
 ncu = {a - base: (float(r[iex] or 0), opcode(r[isrc])) for a, r in zip(addrs, body)}
+ist = h.index(stall_col) if stall_col else None
+stalls = {a - base: float(r[ist] or 0) for a, r in zip(addrs, body)} if ist is not None else {}
 
 
 # nvdisasm -g: "//## File "path", line N" (possibly "inlined at ...") before the instructions it covers;
@@ -93,3 +97,11 @@ for k, v in by_file.most_common(25):
 print("top lines:")
 for k, v in by_line.most_common(25):
     print(f"  {v:6d}  {k}")
+if stalls:
+    by_stall = collections.Counter()
+    for off, v in stalls.items():
+        (path, ln), _ = ins.get(off, (("?", 0), ""))
+        by_stall["/".join(path.split("/")[-2:]) + f":{ln}"] += v
+    print(f"{stall_col} samples: {sum(stalls.values()):.0f}; top lines:")
+    for k, v in by_stall.most_common(15):
+        print(f"  {v:6.0f}  {k}")
