@@ -99,7 +99,10 @@ def sdpa_backend(x, wqkv, wo, kc, vc, B, S_new, S_cached, NH):
         return f"unknown ({type(e).__name__})"
 
 
-def kernel_times(fn, scratch, reps=15):
+PROFILED_REPS = 15
+
+
+def kernel_times(fn, scratch, reps=PROFILED_REPS):
     """Each kernel of the block as it runs in the block (after the L2 eviction, behind the block's other
     kernels: cold code and all), median over `reps` profiled repetitions of the graph replay: where
     PyTorch's time goes, against braid's per-stage times. Returns [(kernel name, us)] in launch order."""
@@ -174,7 +177,7 @@ def main():
             ks = kernel_times(g.replay, scratch)
             if not ks:  # (the profiler saw no kernels of the graph: the eager block's, then)
                 ks = kernel_times(lambda: block(*args), scratch)
-            log(f"[{i}/{len(cases)}] {shape} kernels in the graph (median of 15 profiled replays): " +
+            log(f"[{i}/{len(cases)}] {shape} kernels in the graph (median of {PROFILED_REPS} profiled replays): " +
                 ", ".join(f"{n[:60]} {t:.1f} us" for n, t in ks) + f" (sum {sum(t for _, t in ks):.1f})")
             for name, t, e in (("peer:torch-sdpa-graph", t_g, e_g), ("peer:torch-sdpa-eager", t_e, e_e)):
                 ok = e == e and e < TOL

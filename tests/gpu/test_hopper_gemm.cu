@@ -1283,6 +1283,17 @@ struct StuckTestMlp {
     b.W1.random(rng, 0.05f, DType::F16);
     b.W2.random(rng, 0.05f, DType::F16);
   }
+  // Fault injection: GEMM 1 posts nothing (its output policy switched off), and GEMM 2 reads its
+  // producer's completion from its own run counter. Without the latter, a GEMM 2 CTA that starts after
+  // GEMM 1 has finished (tiny GEMMs: it happens) sees the producer stage complete, skips its waits and
+  // reports nothing -- correctly, since nothing is stuck then (seen once, 2026-11-27, with GEMM code that
+  // had passed this test before: bench/results/attn-kernel-h100-20261127/gpu-tests-before-fix.log).
+  void stick_gemm2() {
+    m.chain().set_params_hook([](int stage, StageParams& sp) {
+      if (stage == 0) sp.sems = nullptr;
+      if (stage == 1) sp.inputs[0].state = sp.state;
+    });
+  }
   // One run; check() must throw a SyncError naming stage gemm2 (and, with `gave_up`, a bounded wait
   // that gave up).
   void expect_gemm2_reported(bool gave_up) {
@@ -1301,15 +1312,7 @@ struct StuckTestMlp {
 TEST_F(HopperTest, StuckWaitReportsInsteadOfHanging) {
   std::mt19937 rng(5);
   StuckTestMlp t(rng, 256, 512, 512, MlpVariant{});
-  // Fault injection: GEMM 1 posts nothing (its output policy switched off), and GEMM 2 reads its
-  // producer's completion from its own run counter. Without the latter, a GEMM 2 CTA that starts after
-  // GEMM 1 has finished (tiny GEMMs: it happens) sees the producer stage complete, skips its waits and
-  // reports nothing -- correctly, since nothing is stuck then (seen once, 2026-11-27, with GEMM code that
-  // had passed this test before: bench/results/attn-kernel-h100-20261127/gpu-tests-before-fix.log).
-  t.m.chain().set_params_hook([](int stage, StageParams& sp) {
-    if (stage == 0) sp.sems = nullptr;
-    if (stage == 1) sp.inputs[0].state = sp.state;
-  });
+  t.stick_gemm2();
   t.expect_gemm2_reported(false);
 }
 
@@ -1324,12 +1327,7 @@ TEST_F(HopperTest, FusedSkinnyStuckWaitReportsInsteadOfHanging) {
   StuckTestMlp t(rng, T, H, F, v);
   MlpBuffers& b = t.b;
   Mlp& m = t.m;
-  // Fault injection: GEMM 1 posts nothing, and GEMM 2 reads its producer's completion from its own
-  // run counter (so the whole-stage fast path never fires either).
-  m.chain().set_params_hook([](int stage, StageParams& sp) {
-    if (stage == 0) sp.sems = nullptr;
-    if (stage == 1) sp.inputs[0].state = sp.state;
-  });
+  t.stick_gemm2();
   t.expect_gemm2_reported(true);
   // After the report the chain runs again, correctly (the hook removed).
   m.chain().set_params_hook(nullptr);
