@@ -235,36 +235,36 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
       for (int i = 0; i < 32; ++i) pa[i] = mma::Mma<T>::pack(sc[2 * i], sc[2 * i + 1]);
     };
 
-    // Block 0 alone; then block j's S = Q.K^T runs on the tensor cores under block j-1's P.V, and
-    // block j's softmax under P.V's tail (FlashAttention-3's intra-warpgroup overlap). K and V
-    // stages are released separately: K_j as soon as S_j is done, V_j once P_j.V_j is.
+    // Block j's S = Q.K^T runs on the tensor cores under block j-1's P.V, and block j's softmax under
+    // P.V's tail (FlashAttention-3's intra-warpgroup overlap); block 0, with no P.V before it, goes
+    // through the same code (one copy of the softmax: at 1-4 key blocks per CTA every instruction is
+    // fetched cold, so a second copy costs its fetch). K and V stages are released separately: K_j as
+    // soon as S_j is done, V_j once P_j.V_j is.
     tma::wait(&q_full, 0);
     float alpha[2];
     if (n_blocks > 0) {  // (split 1 of a one-block tile has none: its partial is empty)
-    tma::wait(&k_full[0], 0);
-    wg::fence();
-    issue_scores(0);
-    wg::wait<0>();
-    wg::fence_regs(sc);
-    tma::arrive(&k_empty[0]);
-    softmax(0, alpha);
-    to_operand();
-    for (int j = 1; j < n_blocks; ++j) {
+    for (int j = 0; j < n_blocks; ++j) {
       tma::wait(&k_full[j % kStages], (j / kStages) & 1);
       wg::fence_regs(o);
       wg::fence();
       issue_scores(j);
-      tma::wait(&v_full[(j - 1) % kStages], ((j - 1) / kStages) & 1);
-      issue_values(j - 1);
-      wg::wait<1>();  // S_j done; P_{j-1}.V_{j-1} may still run
+      if (j > 0) {
+        tma::wait(&v_full[(j - 1) % kStages], ((j - 1) / kStages) & 1);
+        issue_values(j - 1);
+        wg::wait<1>();  // S_j done; P_{j-1}.V_{j-1} may still run
+      } else {
+        wg::wait<0>();
+      }
       wg::fence_regs(sc);
       tma::arrive(&k_empty[j % kStages]);
       softmax(j, alpha);
-      wg::wait<0>();
-      wg::fence_regs(o);
-      tma::arrive(&v_empty[(j - 1) % kStages]);
+      if (j > 0) {
+        wg::wait<0>();
+        wg::fence_regs(o);
+        tma::arrive(&v_empty[(j - 1) % kStages]);
 #pragma unroll
-      for (int i = 0; i < 64; ++i) o[i] *= alpha[(i >> 1) & 1];
+        for (int i = 0; i < 64; ++i) o[i] *= alpha[(i >> 1) & 1];
+      }
       to_operand();
     }
     tma::wait(&v_full[(n_blocks - 1) % kStages], ((n_blocks - 1) / kStages) & 1);
