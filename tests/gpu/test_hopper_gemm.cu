@@ -889,6 +889,42 @@ TEST_F(HopperTest, PingpongIsBitIdenticalToCooperative) {
   }
 }
 
+// The staged epilogues write the tile into shared memory by stmatrix, every column and row of the tile
+// (epilogue.cuh, stage_rows: no bounds tests, no column share), and copy out only D's rows and columns
+// of the unit's share; the direct one stores pair by pair from the accumulators (for_each_output_pair).
+// Same bits: whole tiles (the TMA-stored epilogue), split-K last arrival and reduce-scatter (each
+// segment copies out its share only, the rest of the staged tile partial sums), None / GeLU / SwiGLU,
+// rows and columns past D's edges (M and N no multiple of the tile), three poisoned runs each.
+TEST_F(HopperTest, StagedEpiloguesAreBitIdenticalToDirectStores) {
+  std::mt19937 rng(43);
+  int checked = 0;
+  for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
+    const int M = 300, N = act == Activation::SwiGLU ? 1024 : 1032, K = 1544;
+    Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+    A.random(rng, 1.0f, DType::F16);
+    B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+    const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+    const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+    for (int splits : {1, 2, 3})
+      for (bool scatter : {false, true}) {
+        if (splits == 1 && scatter) continue;
+        GemmConfig direct{128, splits, 0};
+        direct.store = EpilogueStore::Direct;
+        GemmConfig staged = direct;
+        staged.store = EpilogueStore::Staged;
+        staged.reduce_scatter = scatter;
+        SCOPED_TRACE(staged.name() + " vs " + direct.name() + " " + activation_name(act));
+        GemmOp g_direct, g_staged;
+        ASSERT_EQ(g_direct.prepare(args, direct), "");
+        ASSERT_EQ(g_staged.prepare(args, staged), "");
+        expect_same_bits(g_direct, g_staged, D, n, 3);
+        if (HasFatalFailure()) return;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 15);
+}
+
 // Data-parallel configurations run the whole-tile instantiation (no split-K / stream-K fixup
 // compiled in); stream-K over exactly one wave of tiles runs the segmented one on the same whole
 // tiles. Both give the same bits.

@@ -21,6 +21,7 @@
 
 #include "braid/core/sync_ptx.cuh"
 #include "braid/kernels/common/activation.cuh"
+#include "braid/kernels/common/stmatrix_sm90.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "cute/tensor.hpp"
@@ -369,6 +370,125 @@ __device__ __forceinline__ void for_each_output_pair(Accum& accum, const Coord& 
   }
 }
 
+// A pair of values as the 32-bit word stmatrix takes (the first in the low half), each rounded as
+// Element(v) rounds it in the per-pair path: the same bits.
+template <class Element>
+__device__ __forceinline__ uint32_t pair_bits(float a, float b) {
+  const Pair<Element> v{Element(a), Element(b)};
+  uint32_t u;
+  static_assert(sizeof(v) == sizeof(u), "a pair is 32 bits");
+  memcpy(&u, &v, sizeof(u));
+  return u;
+}
+
+// f(std::integral_constant<int, i>{}) for i = 0, 1, ..., in order: a loop whose index is a constant
+// in every body (registers named by it), without relying on the unroller to fold it.
+template <class F, int... I>
+__device__ __forceinline__ void for_each_constant(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+
+// The tile's output values, act(accumulators) rounded once to Element, written into a staging buffer
+// at shared address `base` by stmatrix, in one of the two layouts the staged epilogues copy out of:
+//   kPitch == 0: the TMA-stored epilogues' 64-column panels of kRows 128-byte rows with the 128-byte
+//     swizzle (swizzled_offset: chunk c of row r at c ^ (r % 8)); kPanel < 0: every output column, panel
+//     p at base + p kRows 128; kPanel >= 0: only that panel's 64 columns, at base.
+//   kPitch > 0: store_tile_staged's padded rows of kPitch bytes (staging_pitch), every output column.
+// A chunk is two adjacent output groups (8 columns each) of a warp's 16 rows -- 8 values per thread,
+// four 8x8 matrices: (rows +0, group g), (+8, g), (+0, g + 1), (+8, g + 1) -- and one stmatrix .x4; lane
+// l gives the address of row l % 8 (+8 for matrices 1 and 3) of group g + l / 16. (Swizzled: the warp's
+// first row is a multiple of 8, so that row's chunk c lands at c ^ (l % 8). Padded: a pitch of 4 mod 8
+// words puts the 8 rows of a matrix on distinct banks.) SwiGLU: output group g from gate group g and up
+// group g + kGroups / 2 (AccumShape).
+// No bounds tests and no column share: the buffer is the tile's own, and values of rows past M or
+// columns past n_out (computed from the zeros TMA loads there), or outside a split tile's share (partial
+// sums, ColumnShare), are staged and never leave it -- the copy-outs (the tensor map's clipping, the
+// consumers' loops) take only D's rows and columns of the share. What the per-pair path
+// (for_each_output_pair) spent per pair on addresses and tests -- a 128x128 kernel's ~400 once-per-CTA
+// instructions, fetched cold after every kernel switch (bench/results/cold-code-h100-20261127/) -- is
+// one address per chunk here.
+// GeLU's chunks run as a rolled loop (the activation's code once: see for_each_output_pair_rolled), the
+// others unrolled.
+template <Activation kAct, int kRows, int kPanel, int kPitch, class Element, class Accum, class Coord>
+__device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, uint32_t base) {
+  using Shape = AccumShape<Accum>;
+  constexpr bool kGlu = kAct == Activation::SwiGLU;
+  constexpr int kOutGroups = kGlu ? Shape::kGroups / 2 : Shape::kGroups;
+  static_assert(kPitch == 0 || (kPanel < 0 && kPitch % 16 == 0), "padded rows: whole tiles, 16-byte aligned rows");
+  constexpr int kLo = kPanel < 0 ? 0 : 8 * kPanel;
+  constexpr int kHi = kPanel < 0 || 8 * kPanel + 8 > kOutGroups ? kOutGroups : 8 * kPanel + 8;
+  if constexpr (kLo < kHi) {
+    static_assert(kLo % 2 == 0 && kHi % 2 == 0, "output groups in pairs");
+    constexpr int kPairs = (kHi - kLo) / 2;  // chunks per 64-row block
+    constexpr int kChunks = Shape::kBlocks * kPairs;
+    const int lane = threadIdx.x % 32;
+    const int row = int(cute::get<0>(coord(0))) - lane / 4 + 8 * ((lane / 8) % 2) + lane % 8;
+    const uint32_t sel = uint32_t(lane / 16);  // the chunk's second group
+    const uint32_t at = kPitch == 0 ? base + uint32_t(row) * 128u : base + uint32_t(row) * kPitch + sel * 16u;
+    const uint32_t xs = (sel ^ uint32_t(lane % 8)) << 4;
+    auto load = [&](auto chunk, float(&x)[8], float(&up)[8]) {
+      constexpr int c = decltype(chunk)::value;
+      constexpr int q = (c / kPairs) * Shape::kGroups + kLo + 2 * (c % kPairs);  // the first (gate) quad
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        x[e] = accum(4 * q + e);
+        if constexpr (kGlu) up[e] = accum(4 * (q + kOutGroups) + e);
+      }
+    };
+    auto store = [&](int c, const float(&x)[8], const float(&up)[8]) {
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        float v0 = x[2 * j], v1 = x[2 * j + 1];
+        if constexpr (kGlu) {
+          v0 = silu(v0) * up[2 * j];
+          v1 = silu(v1) * up[2 * j + 1];
+        } else {
+          activate_pair<kAct>(v0, v1);
+        }
+        w[j] = pair_bits<Element>(v0, v1);
+      }
+      const int m = c / kPairs, g = kLo + 2 * (c % kPairs);
+      const uint32_t off = kPitch == 0 ? uint32_t(m * 64 * 128 + ((g - kLo) / 8) * kRows * 128) + ((uint32_t(g % 8) << 4) ^ xs)
+                                       : uint32_t(m * 64 * kPitch + g * 16);
+      stsm::x4(at + off, w[0], w[1], w[2], w[3]);
+    };
+    if constexpr (kAct == Activation::GeLU) {
+#pragma unroll 1
+      for (int c = 0; c < kChunks; ++c) {
+        float x[8];
+        [[maybe_unused]] float up[8];
+        with_constant<kChunks>(c, [&](auto chunk) { load(chunk, x, up); });
+        store(c, x, up);
+      }
+    } else {
+      for_each_constant(
+          [&](auto chunk) {
+            float x[8];
+            [[maybe_unused]] float up[8];
+            load(chunk, x, up);
+            store(decltype(chunk)::value, x, up);
+          },
+          std::make_integer_sequence<int, kChunks>{});
+    }
+  }
+}
+
+// stage_rows_as for the activation `act`, dispatched once, outside the loops.
+template <int kRows, int kPanel, int kPitch, class Element, class Accum, class Coord>
+__device__ __forceinline__ void stage_rows(Accum& accum, const Coord& coord, Activation act, uint32_t base) {
+  switch (act) {
+    case Activation::SwiGLU:
+      return stage_rows_as<Activation::SwiGLU, kRows, kPanel, kPitch, Element>(accum, coord, base);
+    case Activation::GeLU:
+      return stage_rows_as<Activation::GeLU, kRows, kPanel, kPitch, Element>(accum, coord, base);
+    case Activation::ReLU:
+      return stage_rows_as<Activation::ReLU, kRows, kPanel, kPitch, Element>(accum, coord, base);
+    default:
+      return stage_rows_as<Activation::None, kRows, kPanel, kPitch, Element>(accum, coord, base);
+  }
+}
+
 // Stores the tile's share of columns straight from the accumulators: each warp store writes 8 rows x
 // 16 bytes (half sectors). Used by the instantiations that do not stage their output (EpilogueStore::Direct).
 // A whole tile's stores carry no share test (for_each_output_pair's kShare).
@@ -394,8 +514,9 @@ constexpr int staging_pitch(int tile_cols) { return tile_cols + 8; }
 // aligned; otherwise it copies element by element. The leading barrier keeps the
 // previous tile's copy-out from overlapping this tile's writes; `threads` consumer threads meet at
 // named barrier `bar`.
-// Only the share's columns (whole 16-byte pieces: ColumnShare) are staged and copied out; a whole
-// tile's (`whole`) with no per-pair share test (for_each_output_pair's kShare).
+// Only the share's columns (whole 16-byte pieces: ColumnShare) are copied out. Staged by stmatrix,
+// every column (stage_rows); with kBias (the convolutions) pair by pair, only the share's columns, a
+// whole tile's (`whole`) with no per-pair share test (for_each_output_pair's kShare).
 template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
                                                   int n_out, int m0, int n0_out, const ColumnShare& share, bool whole,
@@ -403,9 +524,14 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
                                                   Element* buf, int t, int threads, uint32_t bar) {
   constexpr int kPitch = staging_pitch(kCols);
   ptx::named_barrier_sync(bar, threads);
-  auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(buf + rl * kPitch + cl, v); };
-  if (whole) for_each_output_pair<kBias, false, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
-  else for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  if constexpr (kBias) {  // (the convolutions': bias and residual per pair, with its bounds tests)
+    auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(buf + rl * kPitch + cl, v); };
+    if (whole) for_each_output_pair<kBias, false, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+    else for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  } else {  // every column, the share's copied out below
+    stage_rows<kRows, -1, kPitch * int(sizeof(Element)), Element>(
+        accum, coord, act, static_cast<uint32_t>(__cvta_generic_to_shared(buf)));
+  }
   ptx::named_barrier_sync(bar, threads);
   const int rows = min(kRows, M - m0);
   const int c_end = min(share.hi, n_out - n0_out);  // the share's columns inside D
@@ -435,8 +561,12 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
 // rewritten, thread 0 waits until the previous tile's stores have read it. Without a tensor map for D
 // (`d_map` null: rows not 16-byte pieces, or a panel wider than the output tile) the consumers copy
 // the staged tile out themselves, as store_tile_staged.
+// (Unsigned: rl and cl are never negative, and the divisions by powers of two become shifts and masks
+// without the sign fix-ups -- in the 128x128 kernel ~400 such instructions, one address per pair, hoisted
+// into the consumers' prologue.)
 __device__ __forceinline__ uint32_t swizzled_offset(int rl, int cl, int rows) {
-  return uint32_t((cl / 64) * rows * 128 + rl * 128 + ((((cl % 64) / 8) ^ (rl & 7)) << 4) + (cl % 8) * 2);
+  const uint32_t r = uint32_t(rl), c = uint32_t(cl);
+  return (c / 64) * uint32_t(rows) * 128 + r * 128 + ((((c % 64) / 8) ^ (r & 7)) << 4) + (c % 8) * 2;
 }
 template <bool kBias, int kRows, int kCols, class Element, int kBiasGroups, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_tma(Accum& accum, const Coord& coord, Activation act, Element* D, int M,
@@ -446,16 +576,18 @@ __device__ __forceinline__ void store_tile_tma(Accum& accum, const Coord& coord,
   unsigned char* bytes = reinterpret_cast<unsigned char*>(buf);
   if (t == 0) tma::store_wait_read();  // the previous tile's stores are done reading the buffer
   ptx::named_barrier_sync(bar, threads);
-  const ColumnShare share = ColumnShare::all(kCols, tile_n_out);
-  auto emit = [&](int rl, int cl, Pair<Element> v) {
-    store_pair(bytes + swizzled_offset(rl, cl, kRows), v);
-  };
-  for_each_output_pair<kBias, false, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(buf));
+  if constexpr (kBias) {  // (the convolutions': bias and residual per pair, with its bounds tests)
+    const ColumnShare share = ColumnShare::all(kCols, tile_n_out);
+    auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(bytes + swizzled_offset(rl, cl, kRows), v); };
+    for_each_output_pair<kBias, false, false>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+  } else {
+    stage_rows<kRows, -1, 0, Element>(accum, coord, act, base);
+  }
   if (d_map != nullptr) {
     tma::fence_proxy_async_smem();
     ptx::named_barrier_sync(bar, threads);
     if (t == 0) {
-      const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(buf));
       for (int pnl = 0; pnl < tile_n_out / 64; ++pnl) tma::store_2d(d_map, base + pnl * kRows * 128, n0_out + 64 * pnl, m0);
       tma::store_commit();
     }
@@ -495,34 +627,41 @@ __device__ __forceinline__ void store_tile_tma_panels(Accum& accum, const Coord&
   static_assert(kCols % 64 == 0, "whole 64-column panels");
   unsigned char* bytes = reinterpret_cast<unsigned char*>(panel);
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(panel));
-  // Unrolled over the tile's panels: each panel's share is a constant, so its pass holds only its own
-  // pairs' code and the earlier panels' accumulators are dead (a runtime loop spilled 454 bytes, ptxas).
-#pragma unroll
-  for (int pnl = 0; pnl < kCols / 64; ++pnl) {
-    const int lo = 64 * pnl;
-    if (lo >= tile_n_out) break;  // (SwiGLU: the output tile is half as wide)
-    if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
-    ptx::named_barrier_sync(bar, threads);
-    const ColumnShare share = ColumnShare::make(lo, lo + 64, kCols, tile_n_out);
-    auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(bytes + swizzled_offset(rl, cl - lo, kRows), v); };
-    for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
-    if (d_map != nullptr) {
-      tma::fence_proxy_async_smem();
-      ptx::named_barrier_sync(bar, threads);
-      if (t == 0) {
-        tma::store_2d(d_map, base, n0_out + lo, m0);
-        tma::store_commit();
-      }
-      continue;
-    }
-    ptx::named_barrier_sync(bar, threads);
-    const int rows = min(kRows, M - m0), c_end = min(64, n_out - n0_out - lo);
-    for (int i = t; i < rows * 64; i += threads) {
-      const int rl = i / 64, c = i % 64;
-      if (c < c_end)
-        D[size_t(m0 + rl) * n_out + n0_out + lo + c] = *reinterpret_cast<const Element*>(bytes + swizzled_offset(rl, c, kRows));
-    }
-  }
+  // A loop of constants over the tile's panels: each panel's output groups are constants, so its pass holds
+  // only its own chunks' code and the earlier panels' accumulators are dead (a runtime loop spilled 454 bytes).
+  for_each_constant(
+      [&](auto panel_index) {
+        constexpr int pnl = decltype(panel_index)::value;
+        const int lo = 64 * pnl;
+        if (lo >= tile_n_out) return;  // (SwiGLU: the output tile is half as wide)
+        if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
+        ptx::named_barrier_sync(bar, threads);
+        if constexpr (kBias) {
+          const ColumnShare share = ColumnShare::make(lo, lo + 64, kCols, tile_n_out);
+          auto emit = [&](int rl, int cl, Pair<Element> v) { store_pair(bytes + swizzled_offset(rl, cl - lo, kRows), v); };
+          for_each_output_pair<kBias, false, true>(accum, coord, act, M, n_out, m0, n0_out, share, bias, residual, emit);
+        } else {
+          stage_rows<kRows, pnl, 0, Element>(accum, coord, act, base);
+        }
+        if (d_map != nullptr) {
+          tma::fence_proxy_async_smem();
+          ptx::named_barrier_sync(bar, threads);
+          if (t == 0) {
+            tma::store_2d(d_map, base, n0_out + lo, m0);
+            tma::store_commit();
+          }
+          return;
+        }
+        ptx::named_barrier_sync(bar, threads);
+        const int rows = min(kRows, M - m0), c_end = min(64, n_out - n0_out - lo);
+        for (int i = t; i < rows * 64; i += threads) {
+          const int rl = i / 64, c = i % 64;
+          if (c < c_end)
+            D[size_t(m0 + rl) * n_out + n0_out + lo + c] =
+                *reinterpret_cast<const Element*>(bytes + swizzled_offset(rl, c, kRows));
+        }
+      },
+      std::make_integer_sequence<int, kCols / 64>{});
 }
 
 // Split-K workspace layout: a thread's accumulator values in quads, quad q = values 4q .. 4q+3 (one

@@ -32,31 +32,7 @@
 
 namespace braid::hopper::detail {
 
-// A pair of values as the 32-bit word stmatrix takes (the first in the low half), each rounded as
-// Element(v) rounds it in the per-element path: the same bits.
-template <class Element>
-__device__ __forceinline__ uint32_t pair_bits(float a, float b) {
-  const Pair<Element> v{Element(a), Element(b)};
-  uint32_t u;
-  static_assert(sizeof(v) == sizeof(u), "a pair is 32 bits");
-  memcpy(&u, &v, sizeof(u));
-  return u;
-}
-
-// stmatrix .x4 .trans: the warp stores four 8x8 16-bit matrices transposed, matrix k's 8 rows at the
-// addresses lanes 8k..8k+7 give. A fragment's 8 weight columns x 8 tokens (a thread holding weight column
-// lane / 4, tokens 2 (lane % 4) + {0, 1}) become 8 token rows of 8 output columns, 16 bytes each: one
-// instruction for what took 8 two-byte shared stores per thread.
-__device__ __forceinline__ void stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0),
-               "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-
-__device__ __forceinline__ void stmatrix_x2_trans(uint32_t addr, uint32_t r0, uint32_t r1) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r0), "r"(r1) : "memory");
-}
-
+// (pair_bits: epilogue.cuh; stmatrix: common/stmatrix_sm90.cuh.)
 template <Activation kAct, int kRows, int kCols, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                          int n0_out, Element* buf, int t, int threads, uint32_t bar,
@@ -120,11 +96,11 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
       const int i = i0 + 4 * g;
       const uint32_t at = uint32_t(g * 8 * 128);  // token group g's rows
       if constexpr (!kGlu)
-        stmatrix_x4_trans(addr4 + at, pair(i), pair(i + 2), pair(i + 4), pair(i + 6));
+        stsm::x4_trans(addr4 + at, pair(i), pair(i + 2), pair(i + 4), pair(i + 6));
       else if (blocks == 2)
-        stmatrix_x4_trans(addr4 + at, pair(i), pair(i + Shape::kPerBlock), pair(i + 4), pair(i + Shape::kPerBlock + 4));
+        stsm::x4_trans(addr4 + at, pair(i), pair(i + Shape::kPerBlock), pair(i + 4), pair(i + Shape::kPerBlock + 4));
       else
-        stmatrix_x2_trans(addr2 + at, pair(i), pair(i + 4));
+        stsm::x2_trans(addr2 + at, pair(i), pair(i + 4));
     }
     if (by_tma) {
       tma::fence_proxy_async_smem();  // the generic-proxy writes, before the async proxy reads them
