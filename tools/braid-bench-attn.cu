@@ -474,16 +474,6 @@ int main(int argc, char** argv) {
         v.qkv.skinny_config.late_trigger = true;
         variants.push_back(v);
       }
-    // Decode: the stream-ordered chains of the tuned attention kernel and output GEMM also with the
-    // attention kernel pulling Wo into L2 once its QKV inputs are complete (-l2; common/l2_prefetch.cuh):
-    // DRAM idles under the latency-bound attention.
-    for (size_t i = 0, n = variants.size(); i < n; ++i)
-      if (variants[i].fused && variants[i].attn.decode && variants[i].ordering == Ordering::StreamOrder &&
-          variants[i].attn.name() == ca.name() && variants[i].out.name() == co.name()) {
-        AttentionBlockVariant v = variants[i];
-        v.l2_prefetch = true;
-        variants.push_back(v);
-      }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
     for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);

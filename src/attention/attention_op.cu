@@ -105,11 +105,6 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
     return "split_keys must be a non-negative multiple of " + std::to_string(kKeyBlock) + " (got " +
            std::to_string(c.split_keys) + ")";
   if (a.qkv == nullptr || a.out == nullptr) return "qkv and out must be device pointers";
-  if (a.l2_prefetch_bytes != 0) {
-    if (!c.decode) return "an L2 prefetch of a later stage's weights is issued by the decode kernel (d) only";
-    if (a.l2_prefetch == nullptr || (reinterpret_cast<uintptr_t>(a.l2_prefetch) & 15u) != 0)
-      return "the L2 prefetch needs a 16-byte aligned device pointer";
-  }
   if (a.B < 1 || a.S_new < 1 || a.NH < 1 || a.S_cached < 0)
     return "B, S_new, NH must be positive and S_cached >= 0 (got B=" + std::to_string(a.B) + " S_new=" +
            std::to_string(a.S_new) + " NH=" + std::to_string(a.NH) + " S_cached=" + std::to_string(a.S_cached) + ")";
@@ -157,7 +152,6 @@ static void fill_layout(FlashParams& p, const AttentionArgs& a, int q_rows, int 
   p.seed = a.seed;
   p.causal = a.causal ? 1 : 0;
   p.write_cache = a.update_cache ? 1 : 0;
-  p.l2_prefetch = l2::Prefetch{a.l2_prefetch, uint64_t(a.l2_prefetch_bytes)};
 }
 
 template <class T, int W>

@@ -446,16 +446,6 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
     }
     for (const char* n : {"unfused-pdl-only", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-wait-kernel"})
       names.push_back(n);
-    // The decode kernel pulling Wo into L2 (-l2): a hint, the same bits; refused by the other kernels.
-    if (c.attn.decode) {
-      for (const char* n : {"stream-l2", "pdl-only-l2", "tilesync-pdl-l2"}) names.push_back(n);
-    } else {
-      AttentionBlockVariant v = AttentionBlockVariant::parse("stream-l2");
-      v.qkv = c.qkv;
-      v.out = c.out;
-      v.attn = c.attn;
-      EXPECT_THROW(AttentionBlock(p, v), braid::PlanError) << "-l2 accepted without the decode kernel";
-    }
     for (const auto& name : names) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(name);
       v.qkv = c.qkv;
@@ -656,7 +646,7 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
 
 TEST(AttentionVariantNames, ParseInvertsName) {
   for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-wait-kernel", "stridedsync-pdl-noR", "unfused-stream",
-                        "unfused-stridedsync-pdl", "stream-l2", "pdl-only-l2", "tilesync-pdl-noR-l2"})
+                        "unfused-stridedsync-pdl"})
     EXPECT_EQ(braid::workloads::AttentionBlockVariant::parse(n).name(), n);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("fastsync-pdl"), braid::PlanError);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("tilesync-stream"), braid::PlanError);

@@ -56,28 +56,20 @@ struct AttentionBlockVariant {
   // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
   // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
   bool fused = true;
-  // Decode: the attention kernel pulls Wo into L2 once its QKV inputs are complete (AttentionArgs::
-  // l2_prefetch): the output GEMM then streams its weights from L2, fetched while DRAM would idle under
-  // the latency-bound attention. Names get the suffix "-l2".
-  bool l2_prefetch = false;
 
   static const char* sync_name(Sync s) {
     return s == Sync::RowSync ? "rowsync" : s == Sync::StridedSync ? "stridedsync" : "tilesync";
   }
   std::string name() const {
-    const std::string pre = fused ? "" : "unfused-", post = l2_prefetch ? "-l2" : "";
-    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream") + post;
-    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR") + post;
+    const std::string pre = fused ? "" : "unfused-";
+    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream");
+    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR");
   }
-  // The inverse of name(): [unfused-]stream[-l2], [unfused-]pdl-only[-l2],
-  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-l2].
+  // The inverse of name(): [unfused-]stream, [unfused-]pdl-only,
+  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR].
   static AttentionBlockVariant parse(const std::string& full) {
     AttentionBlockVariant v;
     std::string text = full;
-    if (text.size() > 3 && text.compare(text.size() - 3, 3, "-l2") == 0) {
-      v.l2_prefetch = true;
-      text.resize(text.size() - 3);
-    }
     if (text.rfind("unfused-", 0) == 0) {
       v.fused = false;
       text = text.substr(8);
@@ -126,12 +118,6 @@ class AttentionBlock {
     a.dropout_p = p.dropout_p;
     a.seed = p.seed;
     a.update_cache = p.update_cache;
-    if (v.l2_prefetch) {
-      if (!v.fused || !v.attn.decode)
-        throw PlanError("AttentionBlock variant " + v.name() + ": the L2 prefetch of Wo (-l2) is the decode kernel's (d...)");
-      a.l2_prefetch = p.Wo;
-      a.l2_prefetch_bytes = size_t(HD) * size_t(p.H) * 2;  // (fp16 / bf16)
-    }
     if (v.fused) {
       if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
     } else if (auto why = unfused_.prepare(a); !why.empty()) {

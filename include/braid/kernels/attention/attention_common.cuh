@@ -3,7 +3,6 @@
 // memory rows, where a key's K or V row lives (cache or QKV output), the KV-cache update, and the
 // "has my producer finished this run?" shortcut for tile waits.
 #pragma once
-#include "braid/kernels/common/l2_prefetch.cuh"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -45,7 +44,6 @@ struct FlashParams {
   float* part_o = nullptr;     // splits > 1: [tiles, splits, q_rows, 128]
   float* part_ml = nullptr;    //             [tiles, splits, q_rows, 2] (running max in log2 units, sum)
   uint32_t* arrivals = nullptr;  //           [tiles], zero between launches
-  l2::Prefetch l2_prefetch;      // decode kernel: a later stage's weights into L2 (common/l2_prefetch.cuh)
 };
 
 namespace detail {

@@ -38,11 +38,6 @@ struct AttentionArgs {
   uint64_t seed = 0;
   bool update_cache = false;  // write the new tokens' K, V into the cache at S_cached ..
   float scale = 0;            // softmax scale; 0: 1 / sqrt(128)
-  // The decode kernel only: read-only data of a later stage (an attention block's output-projection
-  // weights) that each CTA, once its inputs are complete, asks L2 to fetch a share of -- DRAM idles while
-  // the latency-bound attention runs (common/l2_prefetch.cuh). A hint: the outputs are the same bits.
-  const void* l2_prefetch = nullptr;  // 16-byte aligned
-  size_t l2_prefetch_bytes = 0;
 };
 
 struct AttentionConfig {

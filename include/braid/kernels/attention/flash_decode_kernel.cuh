@@ -146,11 +146,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   const bool clustered = p.cluster_merge && p.splits > 1;
   if (!ok && !clustered) return;
-  // This CTA's inputs are complete (and, stream-ordered or PDL-launched, the QKV GEMM's weight stream is
-  // over): DRAM is free while the attention runs; pull this CTA's share of the next stage's weights into L2.
-  if (tid == 0 && p.l2_prefetch.bytes != 0)
-    l2::prefetch_share(p.l2_prefetch, uint32_t(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)),
-                       gridDim.x * gridDim.y * gridDim.z);
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 
