@@ -554,16 +554,17 @@ __device__ __forceinline__ void store_tile_staged(Accum& accum, const Coord& coo
 
 // The whole-tile epilogue with TMA stores (WarpSpecializedTraits::kTmaStore): the tile is staged in
 // 64-column panels of 128-byte rows with the 128-byte swizzle (16-byte chunk c of row r at c ^ (r % 8):
-// a warp's pair writes, 8 rows x 16 bytes, hit distinct banks), which is what a TMA box of 64
-// columns x kRows rows reads; thread 0 then issues one bulk tensor store per panel and the consumers
-// go on to their next tile's MMAs at once -- the copy-out by all consumer threads that
-// store_tile_staged does held them for it (short-K GEMMs: 15-20% of the time). Before the buffer is
+// the 8 rows of each of a warp's stmatrix matrices, 16 bytes each, hit distinct banks; stage_rows),
+// which is what a TMA box of 64 columns x kRows rows reads; thread 0 then issues one bulk tensor store
+// per panel and the consumers go on to their next tile's MMAs at once -- the copy-out by all consumer
+// threads that store_tile_staged does held them for it (short-K GEMMs: 15-20% of the time). Before the buffer is
 // rewritten, thread 0 waits until the previous tile's stores have read it. Without a tensor map for D
 // (`d_map` null: rows not 16-byte pieces, or a panel wider than the output tile) the consumers copy
 // the staged tile out themselves, as store_tile_staged.
-// (Unsigned: rl and cl are never negative, and the divisions by powers of two become shifts and masks
-// without the sign fix-ups -- in the 128x128 kernel ~400 such instructions, one address per pair, hoisted
-// into the consumers' prologue.)
+// swizzled_offset: that layout's byte offset of element (rl, cl), for the copy-outs and the convolutions'
+// per-pair writes (the GEMMs' writes compute one address per stmatrix chunk instead: stage_rows). Unsigned:
+// rl and cl are never negative, and the divisions by powers of two become shifts and masks without the
+// sign fix-ups (in the per-pair path, ~400 instructions hoisted into a 128x128 kernel's prologue).
 __device__ __forceinline__ uint32_t swizzled_offset(int rl, int cl, int rows) {
   const uint32_t r = uint32_t(rl), c = uint32_t(cl);
   return (c / 64) * uint32_t(rows) * 128 + r * 128 + ((((c % 64) / 8) ^ (r & 7)) << 4) + (c % 8) * 2;
