@@ -205,7 +205,10 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(im->cluster));
     im->threads = sm90::kThreads;
     im->smem = sm90::kSmemBytes;
-    im->kernel90 = a.dtype == DType::BF16 ? flash_attention_sm90_kernel<__nv_bfloat16> : flash_attention_sm90_kernel<__half>;
+    const bool drop = p.drop_threshold != 0;
+    im->kernel90 = a.dtype == DType::BF16
+                       ? (drop ? flash_attention_sm90_kernel<__nv_bfloat16, true> : flash_attention_sm90_kernel<__nv_bfloat16, false>)
+                       : (drop ? flash_attention_sm90_kernel<__half, true> : flash_attention_sm90_kernel<__half, false>);
     if (cudaFuncSetAttribute(im->kernel90, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
       return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
     impl_ = std::move(im);

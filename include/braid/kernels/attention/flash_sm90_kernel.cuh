@@ -56,7 +56,10 @@ constexpr int kProducerRegs = 24, kConsumerRegs = 240;  // consumers spill below
 
 }  // namespace sm90
 
-template <class T>
+// kDropout: the dropout code compiled in (p.drop_threshold != 0; AttentionOp picks the instance). Without it the
+// kernel that prompts run at p = 0 carries no dropout code: at 1-4 key blocks per CTA every instruction of the
+// loop is fetched cold, and 64 unrolled counter hashes sat between the softmax and the next block's MMAs.
+template <class T, bool kDropout>
 __global__ void __launch_bounds__(sm90::kThreads, 1)
     flash_attention_sm90_kernel(const __grid_constant__ FlashSm90Params P, const StageParams sp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -223,7 +226,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
           }
         l[r] = l[r] * alpha[r] + sum;
       }
-      if (p.drop_threshold != 0) {
+      if (kDropout && p.drop_threshold != 0) {
 #pragma unroll
         for (int i = 0; i < 64; ++i) {
           const int kp = kb + (i / 4) * 8 + c2 + (i & 1), qp = qpos0 + ((i >> 1) & 1) * 8;
