@@ -39,6 +39,24 @@ void set_placement_cluster(int size) {
   g_placement_cluster = size;
 }
 
+namespace {
+int g_lean_forms = -1;  // -1: not read from the environment yet
+std::atomic<long> g_lean_launches{0};
+}  // namespace
+bool lean_forms_enabled() {
+  if (g_lean_forms < 0) {
+    const char* e = std::getenv("BRAID_KERNEL_FORM");
+    const std::string v = e ? e : "lean";
+    if (v != "lean" && v != "general")
+      std::fprintf(stderr, "braid: BRAID_KERNEL_FORM=%s is not lean or general; using lean\n", e);
+    g_lean_forms = v == "general" ? 0 : 1;
+  }
+  return g_lean_forms == 1;
+}
+void set_lean_forms(bool on) { g_lean_forms = on ? 1 : 0; }
+long lean_form_launches() { return g_lean_launches.load(); }
+void note_lean_form_launch() { ++g_lean_launches; }
+
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_bf16_128(bool segmented);

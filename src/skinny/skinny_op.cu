@@ -5,14 +5,12 @@
 
 #include "braid/kernels/skinny/skinny_chain.cuh"
 #include "braid/runtime/chain.cuh"
+#include "skinny_pick.hpp"
 
 namespace braid::skinny {
 
-using KernelFn = void (*)(const SkinnyParams, const StageParams);
 using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
 
-// The two kernel families (the lone GEMM, the fused chain), each instantiated per element type, rows
-// (MR), ring stages and MMA consumers; `pick` maps a configuration to its instantiation.
 struct GemmKernels {
   template <class T, int MR, int S, bool WG>
   static KernelFn of() { return skinny_gemm_kernel<T, MR, S, WG>; }
@@ -21,34 +19,13 @@ struct ChainKernels {
   template <class T, int MR, int S, bool WG>
   static ChainKernelFn of() { return skinny_chain_kernel<T, MR, S, WG>; }
 };
-// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster.
-template <class Family, class T, int MR>
-static auto pick_stages(int stages, bool wg) {
-  if (wg) return stages == 6 ? Family::template of<T, MR, 6, true>() : Family::template of<T, MR, 4, true>();
-  return stages == 8   ? Family::template of<T, MR, 8, false>()
-         : stages == 6 ? Family::template of<T, MR, 6, false>()
-                       : Family::template of<T, MR, 4, false>();
-}
-template <class Family, class T>
-static auto pick_rows(int mr, int stages, bool wg) {
-  switch (mr) {
-    case 8: return pick_stages<Family, T, 8>(stages, wg);
-    case 16: return pick_stages<Family, T, 16>(stages, wg);
-    case 32: return pick_stages<Family, T, 32>(stages, wg);
-    default: return pick_stages<Family, T, 64>(stages, wg);
-  }
-}
-template <class Family>
-static auto pick(hopper::DType dtype, int mr, int stages, bool wg) {
-  return dtype == hopper::DType::BF16 ? pick_rows<Family, __nv_bfloat16>(mr, stages, wg)
-                                      : pick_rows<Family, __half>(mr, stages, wg);
-}
 
 struct SkinnyGemmOp::Impl {
   hopper::GemmArgs args;
   SkinnyConfig config;
   SkinnyParams p;
   KernelFn kernel = nullptr;
+  KernelFn lean = nullptr;  // the lean form for args.act (skinny_lean_forms.cu), or none
   int ctas = 0, per_sm = 1, cluster = 1;  // cluster: CTAs per thread-block cluster (the DSMEM reduction)
   size_t smem = 0;
   Grid grid{1, 1, 1};
@@ -132,6 +109,9 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
   const size_t smem_max = smem_bytes(mr, c.stages, true);
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
     return "cannot set the skinny GEMM's shared memory size (" + std::to_string(smem_max) + " bytes)";
+  im->lean = lean_skinny_kernel(a.dtype, mr, c.stages, c.wgmma, a.act);
+  if (im->lean && cudaFuncSetAttribute(im->lean, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
+    return "cannot set the skinny GEMM's (lean form) shared memory size (" + std::to_string(smem_max) + " bytes)";
   int dev = 0, sms = 0, fit = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kThreads, im->smem) != cudaSuccess || fit < 1)
@@ -212,8 +192,14 @@ static int trigger_lead_units(int ctas) {
 }
 
 static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ctx) {
+  // The lean form where the launch fits it (gemm_config.hpp, "The forms of braid's GEMM kernels").
+  KernelFn kernel = i.kernel;
+  if (i.lean && hopper::launch_fits_lean_form(ctx.params)) {
+    kernel = i.lean;
+    hopper::note_lean_form_launch();
+  }
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
-    launch_kernel_clustered(ctx, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
+    launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
                             i.p, ctx.params);
     return;
   }
@@ -221,7 +207,7 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
-  launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, i.kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
+  launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
                           dim3(uint32_t(i.cluster), 1, 1), p, late);
 }
 

@@ -544,6 +544,63 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   cudaFree(p);
 }
 
+// The skinny GEMM's lean forms (fp16; gemm_config.hpp, "The forms of braid's GEMM kernels") give the general
+// form's bits: every activation, tiles cut between CTAs (stream-K), the cluster reduction, the wgmma consumers,
+// 1-64 rows; and the fp16 launches in stream order are counted as lean ones.
+TEST_F(HopperTest, SkinnyLeanFormsAreBitIdenticalToTheGeneralForm) {
+  using hopper::Activation;
+  struct LeanScope {
+    bool previous = hopper::lean_forms_enabled();
+    ~LeanScope() { hopper::set_lean_forms(previous); }
+  } scope;
+  std::mt19937 rng(53);
+  struct Case {
+    int N, K;
+    Activation act;
+    skinny::SkinnyConfig cfg;
+  };
+  skinny::SkinnyConfig dsm{1, 4, 0, true};
+  dsm.dsmem = true;
+  skinny::SkinnyConfig wg{2, 6, 0, true};
+  wg.wgmma = true;
+  const std::vector<Case> cases = {{4608, 1536, Activation::None, dsm}, {776, 1000, Activation::GeLU, {1, 4, 3}},
+                                   {1024, 520, Activation::SwiGLU, wg}, {2048, 1536, Activation::SwiGLU, dsm},
+                                   {256, 4096, Activation::None, {1, 8, 37}}};
+  int checked = 0;
+  for (int M : {1, 13, 64})
+    for (const Case& c : cases) {
+      SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) + " " +
+                   hopper::activation_name(c.act) + " " + c.cfg.name());
+      const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
+      Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
+      X.random(rng, 1.0f, DType::F16);
+      W.random(rng, 1.0f / std::sqrt(float(c.K)), DType::F16);
+      skinny::SkinnyGemmOp op;
+      const std::string why = op.prepare({DType::F16, X.d, W.d, Y.d, M, c.N, c.K, c.act}, c.cfg);
+      if (c.cfg.dsmem && why.find("resident") != std::string::npos) continue;  // (a smaller GPU)
+      ASSERT_EQ(why, "");
+      hopper::set_lean_forms(false);
+      const long before = hopper::lean_form_launches();
+      Y.poison();
+      op.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      EXPECT_EQ(hopper::lean_form_launches(), before);
+      const std::vector<uint16_t> general = Y.h;
+      hopper::set_lean_forms(true);
+      for (int rep = 0; rep < 3; ++rep) {
+        Y.poison();
+        op.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        Y.download();
+        ASSERT_EQ(Y.h, general) << "run " << rep;
+      }
+      EXPECT_EQ(hopper::lean_form_launches(), before + 3);
+      ++checked;
+    }
+  EXPECT_GE(checked, 12);
+}
+
 // The cluster (DSMEM) reduction of the K-aligned split adds the same partials in the same order as
 // the global-memory reduction: the same bits, for every shape where a tile has 2..8 CTAs.
 TEST_F(HopperTest, SkinnyGemmClusterReductionIsBitIdentical) {

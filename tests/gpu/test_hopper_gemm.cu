@@ -925,6 +925,56 @@ TEST_F(HopperTest, StagedEpiloguesAreBitIdenticalToDirectStores) {
   EXPECT_EQ(checked, 15);
 }
 
+// The lean forms (gemm_config.hpp): a whole-tile GEMM launched without tile sync runs the form of its
+// activation that has no waiting producer, poster, traces or other activations. Same bits as the general
+// form of the same instantiation: row-major tiles (TMA-stored, direct, pingpong panels, three consumer
+// warpgroups, 128x256's register split), transposed tiles with and without multicast, None / GeLU /
+// SwiGLU, M and N past the tile edges, three poisoned runs each; and the lean launches are counted.
+TEST_F(HopperTest, LeanKernelFormsAreBitIdenticalToTheGeneralForm) {
+  struct LeanScope {  // restores the process-wide switch
+    bool previous = braid::hopper::lean_forms_enabled();
+    ~LeanScope() { braid::hopper::set_lean_forms(previous); }
+  } scope;
+  std::mt19937 rng(47);
+  int checked = 0;
+  const char* configs[] = {"128x128", "128x128-direct", "128x128-staged-pp", "64x192-staged", "192x192-staged",
+                           "128x256-staged", "128x192-t", "64x320-t-mc4"};
+  for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
+    const int M = 300, N = act == Activation::SwiGLU ? 3840 : 3832, K = 1544;
+    Buf A(size_t(M) * K), B(size_t(K) * N), D(size_t(M) * N);
+    A.random(rng, 1.0f, DType::F16);
+    B.random(rng, 2.0f / std::sqrt(float(K)), DType::F16);
+    const GemmArgs args{DType::F16, A.d, B.d, D.d, M, N, K, act};
+    const size_t n = size_t(M) * (act == Activation::SwiGLU ? N / 2 : N);
+    for (const char* name : configs) {
+      SCOPED_TRACE(std::string(name) + " " + activation_name(act));
+      GemmConfig c;
+      ASSERT_EQ(parse_gemm_config(name, c), "");
+      GemmOp g;
+      ASSERT_EQ(g.prepare(args, c), "");
+      braid::hopper::set_lean_forms(false);
+      D.poison();
+      const long before = braid::hopper::lean_form_launches();
+      g.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_EQ(braid::hopper::lean_form_launches(), before) << "a lean launch with the lean forms off";
+      D.download();
+      const std::vector<uint16_t> general = D.h;
+      braid::hopper::set_lean_forms(true);
+      for (int rep = 0; rep < 3; ++rep) {
+        D.poison();
+        g.run(nullptr);
+        BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+        D.download();
+        ASSERT_EQ(std::memcmp(general.data(), D.h.data(), n * 2), 0) << "run " << rep;
+      }
+      EXPECT_EQ(braid::hopper::lean_form_launches(), before + 3) << "the whole-tile launches did not take the lean form";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 24);
+}
+
 // Data-parallel configurations run the whole-tile instantiation (no split-K / stream-K fixup
 // compiled in); stream-K over exactly one wave of tiles runs the segmented one on the same whole
 // tiles. Both give the same bits.

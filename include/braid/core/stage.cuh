@@ -277,6 +277,14 @@ __device__ __forceinline__ void begin_block(const StageParams& sp, BlockSync& bs
   __syncthreads();
 }
 
+// begin_block for a kernel form that is only ever launched unsynchronized (no kSync, no kMarkStarted,
+// no dynamic order: hopper_gemm_kernel's lean forms): the PDL trigger and the barrier, nothing that
+// reads or writes the stage's state.
+__device__ __forceinline__ void begin_block_unsynchronized(const StageParams& sp) {
+  if (sp.has(kPdlTrigger)) ptx::pdl_launch_dependents();
+  __syncthreads();
+}
+
 // Next tile of this block; false when the stage has no tiles left (or after a failure).
 __device__ __forceinline__ bool next_tile(const StageParams& sp, BlockSync& bs, Tile& t) {
   __syncthreads();  // everyone is done with the previous tile index

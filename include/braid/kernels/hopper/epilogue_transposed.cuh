@@ -138,8 +138,8 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
 template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                       int n0_out, Element* buf, int t, int threads, uint32_t bar,
-                                                      bool publish) {
-  switch (p.act) {
+                                                      bool publish, Activation act) {
+  switch (act) {
     case Activation::GeLU:
       return store_tile_transposed_as<Activation::GeLU, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads, bar,
                                                                       publish);

@@ -25,6 +25,21 @@ namespace braid::hopper {
 enum class DType : uint8_t { F16, BF16 };
 enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 
+// The forms of braid's GEMM kernels (hopper_gemm_kernel's and skinny_gemm_kernel's last template argument).
+//   kFormGeneral: every ordering (tile sync, wait kernel, PDL, stream order), dynamic dispatch, tile and
+//     unit traces, and the activation chosen at run time.
+//   lean_form(act): a launch that waits for no tile and posts none (stream order, or PDL alone), with a
+//     static tile order, no traces and one activation. The paths it cannot take are not in its code.
+// Why a second form: a kernel that runs after another one fetches its code again (the SMs' instruction
+// caches hold the other kernel's), and the general function is 5-12x the size of cuBLASLt's for the same
+// tile -- every activation and store path, the waiting producer, the poster warp, the traces -- so the
+// first instructions of each path it does run are fetched cold from far apart: braid's GEMMs took
+// 1.03-1.12x their time after another kernel, cuBLASLt's 0.98-1.02x (docs/hopper-gemm.md, sessions 43-46).
+// The chains that run without tile sync (the tuners' pick on most MLP and attention shapes) launch the
+// lean forms (GemmKernel::launch, SkinnyGemmOp::launch; set_lean_forms turns them off).
+constexpr int kFormGeneral = 0;
+constexpr int lean_form(Activation a) { return 1 + int(a); }
+
 inline const char* dtype_name(DType d) { return d == DType::F16 ? "fp16" : "bf16"; }
 inline const char* activation_name(Activation a) {
   return a == Activation::None ? "none" : a == Activation::GeLU ? "gelu" : a == Activation::ReLU ? "relu" : "swiglu";

@@ -16,16 +16,16 @@ namespace braid::hopper {
 // Opts the kernel of `Traits` in to the dynamic shared memory its pipeline needs (over the 48 KB default).
 // BRAID_SMEM_CARVEOUT=<percent> (an experiment switch): also set the kernel's preferred L1/shared
 // carveout, so that every instantiation asks the SM for the same configuration.
-template <class Traits>
+template <class Traits, int kForm = kFormGeneral>
 void reserve_kernel_smem(const char* what) {
-  cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaError_t e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits, kForm>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        int(Traits::kSmemBytes));
   if (e != cudaSuccess)
     throw std::runtime_error(std::string(what) + ": cannot reserve shared memory: " + cudaGetErrorString(e));
   // Two CTAs per SM need the whole unified L1/shared array as shared memory.
   const char* c = std::getenv("BRAID_SMEM_CARVEOUT");
   if (c || Traits::kCtasPerSm > 1) {
-    e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    e = cudaFuncSetAttribute(hopper_gemm_kernel<Traits, kForm>, cudaFuncAttributePreferredSharedMemoryCarveout,
                              c ? std::atoi(c) : int(cudaSharedmemCarveoutMaxShared));
     if (e != cudaSuccess)
       throw std::runtime_error(std::string(what) + ": cannot set the shared memory carveout: " + cudaGetErrorString(e));
@@ -87,8 +87,8 @@ unsigned placement_cluster(int ctas) {
   return padded <= fit * int(asked) ? asked : 1u;
 }
 
-// One persistent launch of the kernel of `Traits` (PDL attribute when asked).
-template <class Traits>
+// One persistent launch of the kernel of `Traits` in form `kForm` (PDL attribute when asked).
+template <class Traits, int kForm = kFormGeneral>
 void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, bool pdl, int ctas,
                               const StageParams& sp, const char* what) {
   params.sp = sp;
@@ -124,7 +124,7 @@ void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, b
   }
   cfg.attrs = attr;
   cfg.numAttrs = n;
-  const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits>, params);
+  const cudaError_t e = cudaLaunchKernelEx(&cfg, hopper_gemm_kernel<Traits, kForm>, params);
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " launch: " + cudaGetErrorString(e));
 }
 
@@ -153,8 +153,18 @@ class GemmKernel final : public GemmKernelBase {
  public:
   using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong, Segmented, Transposed>;
   using Mainloop = typename Traits::Mainloop;
+  // The lean forms (one per GEMM activation) of the whole-tile instantiations: what the chains run
+  // without tile sync. (Not for the segmented ones: their split-K paths would stay in any form.)
+  static constexpr bool kHasLeanForms = !Traits::kSegmented;
 
-  GemmKernel() { reserve_kernel_smem<Traits>("hopper gemm"); }
+  GemmKernel() {
+    reserve_kernel_smem<Traits>("hopper gemm");
+    if constexpr (kHasLeanForms) {
+      reserve_kernel_smem<Traits, lean_form(Activation::None)>("hopper gemm (lean form)");
+      reserve_kernel_smem<Traits, lean_form(Activation::GeLU)>("hopper gemm (lean form)");
+      reserve_kernel_smem<Traits, lean_form(Activation::SwiGLU)>("hopper gemm (lean form)");
+    }
+  }
 
   void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
                    unsigned long long* arrivals) override {
@@ -188,6 +198,21 @@ class GemmKernel final : public GemmKernelBase {
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
+    if constexpr (kHasLeanForms)
+      if (launch_fits_lean_form(sp, params_.unit_trace) && params_.act != Activation::ReLU) {
+        constexpr const char* what = "hopper gemm (lean form)";
+        note_lean_form_launch();
+        switch (params_.act) {
+          case Activation::None:
+            return launch_kernel_persistent<Traits, lean_form(Activation::None)>(params_, s, pdl, ctas, sp, what);
+          case Activation::GeLU:
+            return launch_kernel_persistent<Traits, lean_form(Activation::GeLU)>(params_, s, pdl, ctas, sp, what);
+          case Activation::SwiGLU:
+            return launch_kernel_persistent<Traits, lean_form(Activation::SwiGLU)>(params_, s, pdl, ctas, sp, what);
+          default:
+            break;
+        }
+      }
     launch_kernel_persistent<Traits>(params_, s, pdl, ctas, sp, "hopper gemm");
   }
 

@@ -49,7 +49,7 @@ namespace detail {
 template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                       int n0_out, Element* buf, int t, int threads, uint32_t bar,
-                                                      bool publish);
+                                                      bool publish, Activation act);
 template <int kRows, class Params>
 void set_transposed_output_map(Params& p);
 }  // namespace detail
@@ -736,9 +736,12 @@ __device__ __forceinline__ void release_stages_locally(Pipeline& pipeline) {
   *reinterpret_cast<uint32_t*>(&pipeline) = cluster::rank();
 }
 
-template <class Traits>
+// kForm: kFormGeneral or a lean form (gemm_config.hpp, "The forms of braid's GEMM kernels").
+
+template <class Traits, int kForm = kFormGeneral>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr bool kLean = kForm != kFormGeneral;
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
@@ -761,10 +764,16 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   const bool exchange = Traits::kSegmented && Traits::kMulticast == 1 && p.sched.cluster > 1;
   const bool clustered = exchange || Traits::kMulticast > 1;
   // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
-  const bool posting = sp.has(kSync) && sp.sems != nullptr && sp.policy.enabled();
+  const bool posting = !kLean && sp.has(kSync) && sp.sems != nullptr && sp.policy.enabled();
+  // (The lean forms: constants, so that the paths they select are compiled out.)
+  const bool sync = !kLean && sp.has(kSync);
+  const bool dynamic = !kLean && sp.has(kDynamicOrder);
+  TileTrace* const tile_trace = kLean ? nullptr : sp.trace;
+  UnitTrace* const unit_trace = kLean ? nullptr : p.unit_trace;
+  const Activation act = kLean ? Activation(kForm - 1) : p.act;
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
-    if (sp.has(kDynamicOrder)) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
+    if (dynamic) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
     if (posting) {  // (published by begin_block's barrier; only where tiles are posted)
       for (uint64_t& b : smem.post_full) cutlass::arch::ClusterBarrier::init(&b, Traits::kTileThreads / 32);
       cutlass::arch::fence_barrier_init();
@@ -788,12 +797,13 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   // CTAs (launch_kernel_persistent, BRAID_PLACEMENT_CLUSTER) -- keeps each CTA's stage releases local.
   if (Traits::kMulticast == 1 && cluster::size() > 1) release_stages_locally(pipeline);
 
-  begin_block(sp, smem.bs);  // __syncthreads: also publishes the pipeline's barrier initialization
+  // __syncthreads: also publishes the pipeline's barrier initialization.
+  if constexpr (kLean) begin_block_unsynchronized(sp);
+  else begin_block(sp, smem.bs);
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
-  const bool sync = sp.has(kSync);
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
 
-  const PersistentScheduler sched(sp, p.sched, p.groups);
+  const PersistentScheduler sched(sp, p.sched, p.groups, /*may_be_dynamic=*/!kLean);
   Mainloop mainloop;
   uint32_t n_posted = 0;
 
@@ -804,7 +814,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // Two instantiations of the loop: the one that waits carries the semaphore probing; the plain
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
-      if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched);
+      if constexpr (kLean) produce<Traits, false>(p, smem, pipeline, sched);
+      else if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched);
       else produce<Traits, false>(p, smem, pipeline, sched);
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
@@ -818,8 +829,8 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         if (ps.done) break;
         if (lane == 0) {
           post_elected(sp, smem.bs.epoch, ps.tile);  // release: cumulative over the barrier
-          if (sp.trace != nullptr) {
-            TileTrace& r = sp.trace[ps.tile_lin];
+          if (tile_trace != nullptr) {
+            TileTrace& r = tile_trace[ps.tile_lin];
             r.start_ns = ps.t_start;
             r.mainloop_end_ns = ps.t_mainloop;
             r.mainloop_mhz = ps.mhz;
@@ -846,7 +857,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     auto thr_mma = tiled_mma.get_thread_slice(t);
     // (Transposed: the MMA's tile is kTileN x kTileM -- coord gives (weight column, token).)
     Tensor coord = thr_mma.partition_C(make_identity_tensor(make_shape(Int<Traits::kMmaM>{}, Int<Traits::kMmaN>{})));
-    const int tile_n_out = p.act == Activation::SwiGLU ? kTileN / 2 : kTileN;
+    const int tile_n_out = act == Activation::SwiGLU ? kTileN / 2 : kTileN;
     PipelineState read;
     ScheduledUnit w;
     // This warp hands slot `slot` over for the slot's phase `phase` (see PostSlot): its stores -- and, in
@@ -893,13 +904,13 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         look_ahead();
         continue;
       }
-      const bool timed = (sp.trace != nullptr || p.unit_trace != nullptr) && t == 0;
+      const bool timed = (tile_trace != nullptr || unit_trace != nullptr) && t == 0;
       const uint64_t t_start = timed ? ptx::globaltimer_ns() : 0;
       const uint64_t c_start = timed ? ptx::clock_cycles() : 0;
       // The unit's record (diagnostic, PersistentOp::run_unit_trace); out of the hot path when off.
       auto record_unit = [&](uint64_t t_mainloop, uint64_t t_fixup, uint32_t reduced) {
-        if (p.unit_trace == nullptr || t != 0 || n_units >= p.unit_trace_stride) return;
-        UnitTrace& r = p.unit_trace[size_t(blockIdx.x) * p.unit_trace_stride + n_units];
+        if (unit_trace == nullptr || t != 0 || n_units >= p.unit_trace_stride) return;
+        UnitTrace& r = unit_trace[size_t(blockIdx.x) * p.unit_trace_stride + n_units];
         r.start_ns = t_start;
         r.mainloop_end_ns = t_mainloop;
         r.fixup_end_ns = t_fixup;
@@ -969,34 +980,34 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kTransposed) {
         detail::store_tile_transposed<kTileM, kTileN>(accum, coord, p, m0, n0_out, smem.staging, t, Traits::kConsumerThreads,
-                                                      Traits::kConsumerBarrier, posting || sp.trace != nullptr);
+                                                      Traits::kConsumerBarrier, posting || tile_trace != nullptr, act);
       } else if constexpr (Traits::kTmaStore) {
         if constexpr (kPingpong)  // each warpgroup its own half of the buffer, a 64-column panel at a time
           detail::store_tile_tma_panels<Traits::kBias, kTileM, kTileN>(
-              accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out, bias, p.residual,
+              accum, coord, act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out, bias, p.residual,
               smem.staging + wg * (kTileM * 64), p.d_tma ? &p.d_map : nullptr, t, kTileThreads, tile_barrier);
         else
-          detail::store_tile_tma<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out,
+          detail::store_tile_tma<Traits::kBias, kTileM, kTileN>(accum, coord, act, p.D, p.M, p.n_out, m0, n0_out, tile_n_out,
                                                                 bias, p.residual, smem.staging, p.d_tma ? &p.d_map : nullptr,
                                                                 t, Traits::kConsumerThreads, Traits::kConsumerBarrier);
         // Someone reads the tile's completion: its stores must be performed before the post (the
         // poster's release is cumulative over the barrier thread 0 arrives on after this).
-        if ((posting || sp.trace != nullptr) && p.d_tma && t == 0) {
+        if ((posting || tile_trace != nullptr) && p.d_tma && t == 0) {
           tma::store_wait_all();
           ptx::fence_proxy_async_global();
         }
       } else if constexpr (Traits::kStagedEpilogue)
-        detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out,
+        detail::store_tile_staged<Traits::kBias, kTileM, kTileN>(accum, coord, act, p.D, p.M, p.n_out, m0, n0_out,
                                                                  share, !scatter, bias, p.residual, smem.staging, t,
                                                                  Traits::kConsumerThreads, Traits::kConsumerBarrier);
       else
-        detail::store_tile<Traits::kBias>(accum, coord, p.act, p.D, p.M, p.n_out, m0, n0_out, share, !scatter, bias,
+        detail::store_tile<Traits::kBias>(accum, coord, act, p.D, p.M, p.n_out, m0, n0_out, share, !scatter, bias,
                                           p.residual);
       record_unit(t_mainloop, t_fixup, 1u);
       // Reduce-scatter: the tile is whole once every segment stored its share; the last to finish
       // posts it (its acq_rel arrival orders the others' stores before its post). Counted only when
       // someone reads the tile's completion (posts, traces).
-      if (Traits::kSegmented && scatter && (posting || sp.trace != nullptr)) {
+      if (Traits::kSegmented && scatter && (posting || tile_trace != nullptr)) {
         ptx::named_barrier_sync(Traits::kConsumerBarrier, Traits::kConsumerThreads);
         if (t == 0) {
           const uint64_t prev = ptx::atom_add_acq_rel(reinterpret_cast<uint64_t*>(p.arrivals + w.pos), 1ull);
@@ -1015,10 +1026,10 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
         if (t == 0) smem.post[slot] = PostSlot{w.tile, w.tile_lin, 0u, mhz, t_start, t_mainloop};
         hand_over(slot, phase);
         ++n_posted;
-      } else if (sp.trace != nullptr) {
+      } else if (tile_trace != nullptr) {
         ptx::named_barrier_sync(tile_barrier, kTileThreads);  // the tile's stores are done
         if (t == 0) {
-          TileTrace& r = sp.trace[w.tile_lin];
+          TileTrace& r = tile_trace[w.tile_lin];
           r.start_ns = t_start;
           r.mainloop_end_ns = t_mainloop;
           r.mainloop_mhz = mhz;
@@ -1054,7 +1065,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     }
   }
   if (clustered) cluster::sync();  // no CTA leaves while its peer may still address its shared memory
-  end_block(sp, smem.bs);
+  if constexpr (!kLean) end_block(sp, smem.bs);
 #endif
 }
 

@@ -158,4 +158,19 @@ void set_placement_cluster(int size);
 long placement_cluster_launches();  // launches made as placement clusters so far (tests)
 void note_placement_cluster_launch();
 
+// The GEMM kernels' lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels"): a whole-tile GEMM
+// launched without tile sync, dynamic order or traces runs the form of its activation that has none of
+// those paths. Process-wide, on unless the environment variable BRAID_KERNEL_FORM=general says otherwise
+// at the first launch; set_lean_forms changes it at any time (tests compare the forms' bits, A/B runs).
+bool lean_forms_enabled();
+void set_lean_forms(bool on);
+long lean_form_launches();  // launches made in a lean form so far (tests)
+void note_lean_form_launch();
+// Whether a launch with these parameters may take a lean form: it waits for no tile and posts none, walks
+// a static order and records no traces (and the lean forms are on).
+inline bool launch_fits_lean_form(const StageParams& sp, const void* unit_trace = nullptr) {
+  return lean_forms_enabled() && !sp.has(kSync) && !sp.has(kDynamicOrder) && !sp.has(kMarkStarted) &&
+         sp.trace == nullptr && unit_trace == nullptr;
+}
+
 }  // namespace braid::hopper

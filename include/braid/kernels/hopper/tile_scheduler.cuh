@@ -60,13 +60,16 @@ struct PersistentScheduler {
   bool dynamic;
   uint32_t* ticket;
 
-  __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w, const IndexedGrid& g)
+  // `may_be_dynamic` false: static dispatch whatever the stage's flags (a kernel form that has no dynamic
+  // path; the host launches it only for stages without kDynamicOrder).
+  __device__ __forceinline__ PersistentScheduler(const StageParams& sp, const WorkSchedule& w, const IndexedGrid& g,
+                                                 bool may_be_dynamic = true)
       : ws(w),
         grid(sp.grid),
         groups(g),
         rank(w.group_div.mod(blockIdx.x)),
         order(sp.order),
-        dynamic(sp.has(kDynamicOrder)),
+        dynamic(may_be_dynamic && sp.has(kDynamicOrder)),
         ticket(&sp.state->tile_ticket) {}
 
   // A CTA group walks the group's units (blockIdx.x / m: groups, and the launch's clusters, are

@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kChainThreads, 2)
     for (int k = 0; k < MB; ++k) acc[k][0] = acc[k][1] = acc[k][2] = acc[k][3] = 0.f;
     float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
     auto finish_tile = [&](int q, uint32_t t, float (&v)[MB][4]) {
-      detail::store_tile<T, MR>(cp.g[q], t, v, xchg, warp, lane, detail::ConsumerBarrier{});
+      detail::store_tile<T, MR>(cp.g[q], t, v, xchg, warp, lane, detail::ConsumerBarrier{}, cp.g[q].act);
       detail::ConsumerBarrier{}();  // every consumer's stores of tile t are done (and xchg is free again)
       if (tid == 0 && *static_cast<volatile uint32_t*>(&bs[q].ok)) post_elected(*sp[q], bs[q].epoch, Tile{t, 0, 0});
     };

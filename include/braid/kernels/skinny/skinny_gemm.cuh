@@ -154,14 +154,15 @@ __device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st
 // Output of a complete tile t from its sums v (all kWarps warps): the activation and the stores. With
 // SwiGLU the "up" warps hand their sums to the "gate" warps through xchg (`bar` between); the caller
 // posts after a barrier, which also retires the hand-over before its reuse.
+// `act`: p.act, or the lean form's constant.
 template <class T, int MR, class Bar>
 __device__ __forceinline__ void store_tile(const SkinnyParams& p, uint32_t t, const float (&v)[MR / 8][4], float4* xchg,
-                                           int warp, int lane, Bar bar) {
+                                           int warp, int lane, Bar bar, hopper::Activation act) {
   using Mma = attention::mma::Mma<T>;
   constexpr int MB = MR / 8;
   const int g = lane / 4, c2 = 2 * (lane % 4);
   T* Y = static_cast<T*>(p.Y);
-  if (p.act == hopper::Activation::SwiGLU) {
+  if (act == hopper::Activation::SwiGLU) {
     const int n_out = p.N / 2;
     if (warp >= kWarps / 2)
 #pragma unroll
@@ -180,7 +181,7 @@ __device__ __forceinline__ void store_tile(const SkinnyParams& p, uint32_t t, co
         }
       }
   } else {
-    const bool gelu = p.act == hopper::Activation::GeLU;
+    const bool gelu = act == hopper::Activation::GeLU;
 #pragma unroll
     for (int b = 0; b < MB; ++b)
 #pragma unroll
@@ -259,9 +260,16 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
 // MR: rows computed (a multiple of 8 >= M); WG: wgmma consumers (mma_chunk). Grid: (G persistent
 // CTAs), G <= tiles x chunks_per_tile.
 // Dynamic shared memory: SkinnySmem<MR, STAGES>::bytes(act == SwiGLU).
-template <class T, int MR, int STAGES, bool WG>
+// kForm: hopper::kFormGeneral (any ordering, traces, the activation at run time) or a lean form
+// (hopper::lean_form(act): launched without tile sync, dynamic order or traces; one activation) -- the
+// Hopper GEMM's forms and their reason (gemm_config.hpp, "The forms of braid's GEMM kernels").
+template <class T, int MR, int STAGES, bool WG, int kForm = hopper::kFormGeneral>
 __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                    const StageParams sp) {
+  constexpr bool kLean = kForm != hopper::kFormGeneral;
+  const hopper::Activation act = kLean ? hopper::Activation(kForm - 1) : p.act;
+  TileTrace* const trace = kLean ? nullptr : sp.trace;
+  const bool sync = !kLean && sp.has(kSync);
   using Smem = SkinnySmem<MR, STAGES>;
   constexpr int MB = MR / 8;  // 8-row blocks of X (the MMA's N dimension)
   extern __shared__ __align__(128) uint8_t smem_raw[];
@@ -275,8 +283,10 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     tma::prefetch_map(&p.w_map);
     tma::prefetch_map(&p.x_map);
   }
-  begin_block(sp, bs);  // (its barrier publishes the initialized mbarriers)
-  if (sp.trace != nullptr && threadIdx.x == 0) {
+  // (Its barrier publishes the initialized mbarriers.)
+  if constexpr (kLean) begin_block_unsynchronized(sp);
+  else begin_block(sp, bs);
+  if (trace != nullptr && threadIdx.x == 0) {
     bs.t_start = ptx::globaltimer_ns();
     bs.wait_ns = 0;
   }
@@ -349,17 +359,18 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     __syncthreads();  // every thread has read s_ready before warp 0 may rewrite it
   };
 
-  const bool weights_first = !sp.has(kSync) || sp.has(kWeightsFirst);
+  const bool weights_first = !sync || sp.has(kWeightsFirst);
   const int pre = min(STAGES - 1, n_units);
   if (weights_first)
     for (int i = 0; i < pre; ++i) load_w(i);
-  if (!sp.has(kSync)) {  // stream order: X (and Y) belong to the primary until it ends
-    const uint64_t t0 = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
+  if (!sync) {  // stream order: X (and Y) belong to the primary until it ends
+    const uint64_t t0 = trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
     ptx::pdl_wait_primary();
-    if (sp.trace != nullptr && tid == 0) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
+    if (trace != nullptr && tid == 0) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
   }
-  need_wait = sp.num_inputs > 0 && !producer_complete(sp, bs, 0);  // (a first stage has no X producer)
-  fence_x = sp.has(kSync) && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
+  // (A first stage has no X producer; an unsynchronized launch's producer has ended.)
+  need_wait = !kLean && sp.num_inputs > 0 && !producer_complete(sp, bs, 0);
+  fence_x = sync && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
   for (int i = 0; i < pre; ++i) {
     if (!weights_first) load_w(i);
     wait_unit(i);
@@ -372,8 +383,10 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   // Output of a complete tile t from its sums v: activation, store, post.
   float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
   auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
-    detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::CtaBarrier{});
-    post(sp, bs, Tile{t, 0, 0});  // (its barrier also retires the SwiGLU hand-over before reuse)
+    detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::CtaBarrier{}, act);
+    // (post's barrier also retires the SwiGLU hand-over before reuse; the lean form keeps the barrier.)
+    if constexpr (kLean) __syncthreads();
+    else post(sp, bs, Tile{t, 0, 0});
   };
 
   // End of a segment of tile t that started at unit u0 and ends at unit u.
@@ -449,7 +462,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
       for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
     }
   }
-  end_block(sp, bs);
+  if constexpr (!kLean) end_block(sp, bs);
 }
 
 }  // namespace braid::skinny
