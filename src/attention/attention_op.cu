@@ -7,6 +7,7 @@
 #include "braid/kernels/attention/flash_kernel.cuh"
 #include "braid/kernels/attention/flash_sm90_kernel.cuh"
 #include "braid/kernels/attention/unfused_kernels.cuh"
+#include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
 
 namespace braid::attention {
@@ -19,8 +20,10 @@ struct AttentionOp::Impl {
   AttentionConfig config;
   FlashParams p;
   KernelFn kernel = nullptr;
+  KernelFn lean = nullptr;           // the decode kernel's lean form (launch_form)
   FlashSm90Params p90;               // config.hopper
   Sm90KernelFn kernel90 = nullptr;
+  Sm90KernelFn lean90 = nullptr;     // its lean form
   dim3 launch_grid;
   int threads = 0;
   size_t smem = 0;
@@ -160,10 +163,16 @@ static KernelFn kernel_for() {
 }
 
 // The decode kernel's instances: 4 or 8 warps; one query row per thread (plain decode) or up to 4.
-template <class T>
+// kLean: the lean form (launched without tile sync or traces; AttentionOp::launch).
+template <class T, bool kLean = false>
 static KernelFn decode_kernel_for(int warps, int q_rows) {
-  if (warps == 8) return q_rows == 1 ? flash_decode_kernel<T, 8, 1> : flash_decode_kernel<T, 8, kDecodeMaxRows>;
-  return q_rows == 1 ? flash_decode_kernel<T, 4, 1> : flash_decode_kernel<T, 4, kDecodeMaxRows>;
+  if (warps == 8)
+    return q_rows == 1 ? flash_decode_kernel<T, 8, 1, kLean> : flash_decode_kernel<T, 8, kDecodeMaxRows, kLean>;
+  return q_rows == 1 ? flash_decode_kernel<T, 4, 1, kLean> : flash_decode_kernel<T, 4, kDecodeMaxRows, kLean>;
+}
+template <class T, bool kDropout>
+static Sm90KernelFn sm90_kernel_for(bool lean) {
+  return lean ? flash_attention_sm90_kernel<T, kDropout, true> : flash_attention_sm90_kernel<T, kDropout, false>;
 }
 
 std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& c) {
@@ -206,11 +215,13 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     im->threads = sm90::kThreads;
     im->smem = sm90::kSmemBytes;
     const bool drop = p.drop_threshold != 0;
-    im->kernel90 = a.dtype == DType::BF16
-                       ? (drop ? flash_attention_sm90_kernel<__nv_bfloat16, true> : flash_attention_sm90_kernel<__nv_bfloat16, false>)
-                       : (drop ? flash_attention_sm90_kernel<__half, true> : flash_attention_sm90_kernel<__half, false>);
-    if (cudaFuncSetAttribute(im->kernel90, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
-      return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
+    for (bool lean : {false, true}) {
+      Sm90KernelFn& f = lean ? im->lean90 : im->kernel90;
+      f = a.dtype == DType::BF16 ? (drop ? sm90_kernel_for<__nv_bfloat16, true>(lean) : sm90_kernel_for<__nv_bfloat16, false>(lean))
+                                 : (drop ? sm90_kernel_for<__half, true>(lean) : sm90_kernel_for<__half, false>(lean));
+      if (cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
+        return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
+    }
     impl_ = std::move(im);
     return "";
   }
@@ -237,9 +248,10 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     p.arrivals = im->arrivals;
   }
   const bool bf = a.dtype == DType::BF16;
-  if (c.decode)
+  if (c.decode) {
     im->kernel = bf ? decode_kernel_for<__nv_bfloat16>(c.warps, q_rows) : decode_kernel_for<__half>(c.warps, q_rows);
-  else
+    im->lean = bf ? decode_kernel_for<__nv_bfloat16, true>(c.warps, q_rows) : decode_kernel_for<__half, true>(c.warps, q_rows);
+  } else
     im->kernel = c.warps == 4 ? (bf ? kernel_for<__nv_bfloat16, 4>() : kernel_for<__half, 4>())
                               : (bf ? kernel_for<__nv_bfloat16, 1>() : kernel_for<__half, 1>());
   // The limit is per kernel function, shared by every op of this instantiation: only ever raise it
@@ -249,9 +261,12 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
       (size_t(fa.maxDynamicSharedSizeBytes) < im->smem &&
        cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess))
     return "cannot set the kernel's shared memory size (" + std::to_string(im->smem) + " bytes)";
+  if (im->lean && cudaFuncSetAttribute(im->lean, cudaFuncAttributeMaxDynamicSharedMemorySize, int(im->smem)) != cudaSuccess)
+    return "cannot set the kernel's (lean form) shared memory size (" + std::to_string(im->smem) + " bytes)";
   // Clusters of more than 8 CTAs (portable limit) are an opt-in on Hopper (up to 16).
-  if (im->cluster > 8 && cudaFuncSetAttribute(im->kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-    return "this GPU does not allow clusters of " + std::to_string(im->cluster) + " CTAs";
+  for (KernelFn f : {im->kernel, im->lean})
+    if (f && im->cluster > 8 && cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      return "this GPU does not allow clusters of " + std::to_string(im->cluster) + " CTAs";
   impl_ = std::move(im);
   return "";
 }
@@ -279,6 +294,19 @@ std::string AttentionOp::name() const {
   return std::string("attention-") + hopper::dtype_name(ready(impl_).args.dtype) + "-" + ready(impl_).config.name();
 }
 
+// The kernel in the form the launch fits (gemm_config.hpp, "The forms of braid's GEMM kernels"): the lean one
+// without tile sync and traces.
+static void launch_form(const AttentionOp::Impl& i, const LaunchCtx& ctx) {
+  const bool lean = hopper::launch_fits_lean_form(ctx.params) && (i.kernel90 ? i.lean90 != nullptr : i.lean != nullptr);
+  if (lean) hopper::note_lean_form_launch();
+  if (i.kernel90)
+    launch_kernel_clustered(ctx, lean ? i.lean90 : i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
+                            dim3(1, 1, uint32_t(i.cluster)), i.p90, ctx.params);
+  else
+    launch_kernel_clustered(ctx, lean ? i.lean : i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
+                            dim3(1, 1, uint32_t(i.cluster)), i.p, ctx.params);
+}
+
 void AttentionOp::launch(const LaunchCtx& ctx) const {
   const Impl& i = ready(impl_);
   const StageParams& sp = ctx.params;
@@ -291,12 +319,7 @@ void AttentionOp::launch(const LaunchCtx& ctx) const {
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("attention::AttentionOp: tiles follow the launch grid (no dynamic order)");
   if (sp.has(kSync) && sp.num_inputs != 1)
     throw std::invalid_argument("attention::AttentionOp: exactly one producer (the QKV stage) when synchronized");
-  if (i.kernel90)
-    launch_kernel_clustered(ctx, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
-                            dim3(1, 1, uint32_t(i.cluster)), i.p90, sp);
-  else
-    launch_kernel_clustered(ctx, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem, dim3(1, 1, uint32_t(i.cluster)),
-                            i.p, sp);
+  launch_form(i, ctx);
 }
 
 void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
@@ -305,12 +328,7 @@ void AttentionOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   sp.grid = i.grid;
   sp.shape = i.tile;
   sp.flags = trigger ? kPdlTrigger : 0;
-  if (i.kernel90)
-    launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
-                            dim3(1, 1, uint32_t(i.cluster)), i.p90, sp);
-  else
-    launch_kernel_clustered(LaunchCtx{s, pdl, sp}, i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
-                            dim3(1, 1, uint32_t(i.cluster)), i.p, sp);
+  launch_form(i, LaunchCtx{s, pdl, sp});
 }
 
 // ---- the unfused chain ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include "braid/bench/half_bits.hpp"
 #include "braid/kernels/hopper/gemm_config.hpp"
+#include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
 #include "gpu_test_util.cuh"
 
@@ -52,5 +53,11 @@ inline double rel_error(const std::vector<float>& ref, const Buf& got, DType dt)
   }
   return std::sqrt(num / den);
 }
+
+// Sets the process-wide lean-form switch (set_lean_forms, gemm_op.hpp) within a scope, and back to what it was after.
+struct LeanFormsScope {
+  bool previous = lean_forms_enabled();
+  ~LeanFormsScope() { set_lean_forms(previous); }
+};
 
 }  // namespace braid::hopper::testing

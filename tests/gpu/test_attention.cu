@@ -206,6 +206,38 @@ TEST_F(HopperTest, AttentionMatchesReference) {
     }
 }
 
+// The attention kernels' lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels"; AttentionOp launches them
+// without tile sync) give the general forms' bits: the Hopper prompt kernel (causal, not causal, dropout, keys
+// split over a cluster, the cache update) and the decode kernel (key splits, clusters, several tokens, dropout,
+// the cache update); each lean run counted as one.
+TEST_F(HopperTest, AttentionLeanFormsAreBitIdenticalToTheGeneralForm) {
+  hopper::testing::LeanFormsScope scope;
+  const std::vector<AttnCase> cases = {
+      {2, 384, 0, 3, true, 0.f, {4, 0, true, true}, false},    // wg: two sequences, heavy first
+      {1, 256, 0, 2, false, 0.f, {4, 0, false, true}, false},  // wg, not causal
+      {1, 256, 0, 2, true, 0.2f, {4, 0, false, true}, false},  // wg, dropout
+      {2, 512, 0, 3, true, 0.f, hopper_pair(true), false},     // wg-c2
+      {2, 256, 0, 1, true, 0.f, hopper_pair(true), true},      // wg-c2, the cache update
+      {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},  // decode: splits, cache update
+      {2, 3, 130, 2, false, 0.f, {8, 64, false, false, true}, true},  // 3 tokens, not causal
+      {2, 1, 300, 2, true, 0.3f, {4, 128, false, false, true}, false},  // dropout with splits
+      {3, 1, 700, 2, true, 0.f, decode_cluster(8, 8), true},           // a cluster of 8
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE("B=" + std::to_string(c.B) + " S_new=" + std::to_string(c.S_new) + " S_cached=" +
+                 std::to_string(c.S_cached) + " " + c.cfg.name());
+    hopper::set_lean_forms(false);
+    const long before = hopper::lean_form_launches();
+    const std::vector<uint16_t> general = run_case(c, DType::F16);
+    EXPECT_EQ(hopper::lean_form_launches(), before);
+    hopper::set_lean_forms(true);
+    const std::vector<uint16_t> lean = run_case(c, DType::F16);
+    EXPECT_EQ(hopper::lean_form_launches(), before + 1);
+    ASSERT_FALSE(general.empty());
+    EXPECT_TRUE(lean == general) << "the lean form's output differs";
+  }
+}
+
 TEST_F(HopperTest, UnfusedAttentionMatchesReference) {
   const std::vector<AttnCase> cases = {
       {1, 128, 0, 2, true, 0.f, {4, 0}, false, true},    // prompt, causal
@@ -549,10 +581,7 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
 // 1-64 rows; and the fp16 launches in stream order are counted as lean ones.
 TEST_F(HopperTest, SkinnyLeanFormsAreBitIdenticalToTheGeneralForm) {
   using hopper::Activation;
-  struct LeanScope {
-    bool previous = hopper::lean_forms_enabled();
-    ~LeanScope() { hopper::set_lean_forms(previous); }
-  } scope;
+  hopper::testing::LeanFormsScope scope;
   std::mt19937 rng(53);
   struct Case {
     int N, K;

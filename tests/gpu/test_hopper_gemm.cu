@@ -931,10 +931,7 @@ TEST_F(HopperTest, StagedEpiloguesAreBitIdenticalToDirectStores) {
 // warpgroups, 128x256's register split), transposed tiles with and without multicast, None / GeLU /
 // SwiGLU, M and N past the tile edges, three poisoned runs each; and the lean launches are counted.
 TEST_F(HopperTest, LeanKernelFormsAreBitIdenticalToTheGeneralForm) {
-  struct LeanScope {  // restores the process-wide switch
-    bool previous = braid::hopper::lean_forms_enabled();
-    ~LeanScope() { braid::hopper::set_lean_forms(previous); }
-  } scope;
+  LeanFormsScope scope;
   std::mt19937 rng(47);
   int checked = 0;
   const char* configs[] = {"128x128", "128x128-direct", "128x128-staged-pp", "64x192-staged", "192x192-staged",

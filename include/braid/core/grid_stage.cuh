@@ -33,6 +33,25 @@ __device__ __forceinline__ void begin_grid_block(const StageParams& sp, BlockSyn
   wait_primary_grid(sp, bs);
 }
 
+// The stage parameters as a kernel form launched only unsynchronized sees them (the lean forms:
+// gemm_config.hpp, "The forms of braid's GEMM kernels"): of the flags only the PDL trigger, no output
+// semaphores, no traces. Constants, so that the inlined helpers (begin_block, producer_complete, the
+// waits, post, end_block) fold to their unsynchronized paths and their other paths leave the kernel's code.
+// (kLean false: the parameters as they are.)
+template <bool kLean>
+__device__ __forceinline__ StageParams stage_params_for_form(const StageParams& sp) {
+  if constexpr (!kLean) {
+    return sp;
+  } else {
+    StageParams v = sp;
+    v.flags = sp.flags & kPdlTrigger;
+    v.sems = nullptr;
+    v.trace = nullptr;
+    v.fault_poster_delay_ns = 0;
+    return v;
+  }
+}
+
 // Block-level (all threads, uniform control flow). True when synchronization is off, or when producer
 // input `in` has completed the current run.
 __device__ __forceinline__ bool producer_complete(const StageParams& sp, BlockSync& bs, uint32_t in) {

@@ -80,8 +80,11 @@ __host__ __device__ constexpr size_t decode_smem_floats(int warps, int q_rows, i
 }
 
 // kRows: query rows held per thread (1: plain decode; kDecodeMaxRows: up to that many new tokens).
-template <class T, int kWarps, int kRows>
-__global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashParams p, const StageParams sp) {
+// kLean: the lean form (gemm_config.hpp, "The forms of braid's GEMM kernels"), launched only without tile sync
+// and traces (AttentionOp::launch): the waits on the QKV tiles and the post compile out.
+template <class T, int kWarps, int kRows, bool kLean = false>
+__global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashParams p, const StageParams sp_arg) {
+  const StageParams sp = stage_params_for_form<kLean>(sp_arg);
   constexpr int kThreads = kWarps * 32, D = kHeadDim, G = 2 * kWarps, U = kDecodeUnroll, kStep = G * U;
   static_assert(kRows >= 1 && kRows <= kDecodeMaxRows, "kRows");
   extern __shared__ __align__(16) float smem_f[];

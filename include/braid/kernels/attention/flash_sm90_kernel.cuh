@@ -59,10 +59,13 @@ constexpr int kProducerRegs = 24, kConsumerRegs = 240;  // consumers spill below
 // kDropout: the dropout code compiled in (p.drop_threshold != 0; AttentionOp picks the instance). Without it the
 // kernel that prompts run at p = 0 carries no dropout code: at 1-4 key blocks per CTA every instruction of the
 // loop is fetched cold, and 64 unrolled counter hashes sat between the softmax and the next block's MMAs.
-template <class T, bool kDropout>
+// kLean: the lean form (gemm_config.hpp, "The forms of braid's GEMM kernels"), launched only without tile sync
+// and traces (AttentionOp::launch): the waits on the QKV tiles and the post compile out.
+template <class T, bool kDropout, bool kLean = false>
 __global__ void __launch_bounds__(sm90::kThreads, 1)
-    flash_attention_sm90_kernel(const __grid_constant__ FlashSm90Params P, const StageParams sp) {
+    flash_attention_sm90_kernel(const __grid_constant__ FlashSm90Params P, const StageParams sp_arg) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const StageParams sp = stage_params_for_form<kLean>(sp_arg);
   using namespace sm90;
   using Mma = wg::Mma64x128<T, 0>;   // S = Q.K^T: K K-major
   using MmaT = wg::Mma64x128<T, 1>;  // O += P.V: V MN-major
