@@ -136,11 +136,26 @@ TEST_F(HopperTest, ConvMatchesReference) {
     ConvOp op;
     ASSERT_EQ(op.prepare(args, cfg), "");
     Y.poison();
+    const long lean_before = lean_form_launches();
     op.run(nullptr);
     BRAID_CUDA_CHECK(cudaDeviceSynchronize());
     Y.download();
     const auto ref = conv_reference(to_floats(X, c.dt), Wt, B, c.N, c.H, c.W, c.C, c.K, c.relu, c.dt);
     EXPECT_LT(rel_error(ref, Y, c.dt), c.dt == DType::F16 ? 2e-3 : 1e-2);
+    // Whole tiles run the lean form of their activation (gemm_config.hpp, "The forms of braid's GEMM
+    // kernels"): the general form's bits.
+    const bool whole = c.splits == 1 && !c.stream_k;
+    EXPECT_EQ(lean_form_launches(), lean_before + (whole ? 1 : 0));
+    if (whole) {
+      LeanFormsScope scope;
+      set_lean_forms(false);
+      const std::vector<uint16_t> lean = Y.h;
+      Y.poison();
+      op.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      EXPECT_EQ(std::memcmp(lean.data(), Y.h.data(), lean.size() * 2), 0) << "lean vs general form";
+    }
     // The output of the same conv with configuration `other`, bit for bit.
     auto expect_same_bits_as = [&](const GemmConfig& other, const char* what) {
       const std::vector<uint16_t> got = Y.h;

@@ -17,7 +17,15 @@ class ConvKernel final : public ConvKernelBase {
   using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented, ClusterM, CtasPerSm>;
   using Mainloop = typename Traits::Mainloop;
 
-  ConvKernel() { reserve_kernel_smem<Traits>("hopper conv"); }
+  // The lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the whole-tile instantiations, for
+  // the two activations a convolution has (bias and residual stay run-time inputs of both).
+  static constexpr bool kHasLeanForms = !Traits::kSegmented;
+  using Lean = LeanForms<Traits, Activation::None, Activation::ReLU>;
+
+  ConvKernel() {
+    reserve_kernel_smem<Traits>("hopper conv");
+    if constexpr (kHasLeanForms) Lean::reserve("hopper conv (lean form)");
+  }
 
   void set_problem(const ConvArgs& a, const WorkSchedule& sched, void* partials,
                    unsigned long long* arrivals) override {
@@ -45,6 +53,8 @@ class ConvKernel final : public ConvKernelBase {
   }
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
+    if constexpr (kHasLeanForms)
+      if (Lean::launch(params_, s, pdl, ctas, sp, "hopper conv (lean form)")) return;
     launch_kernel_persistent<Traits>(params_, s, pdl, ctas, sp, "hopper conv");
   }
 

@@ -139,6 +139,23 @@ int max_active_clusters(int size) {
   return runs_as ? resident_clusters<Traits>(size) : 0;
 }
 
+// The lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the kernel of `Traits` for the
+// activations kActs: reserve() opts each in to the shared memory it needs; launch() launches the one of
+// p.act when the launch fits a lean form (launch_fits_lean_form) -- false when it does not or no form is
+// p.act's, and the caller launches the general form.
+template <class Traits, Activation... kActs>
+struct LeanForms {
+  static void reserve(const char* what) { (reserve_kernel_smem<Traits, lean_form(kActs)>(what), ...); }
+  static bool launch(typename Traits::Params& p, cudaStream_t s, bool pdl, int ctas, const StageParams& sp,
+                     const char* what) {
+    if (!launch_fits_lean_form(sp, p.unit_trace)) return false;
+    const bool launched =
+        ((p.act == kActs && (launch_kernel_persistent<Traits, lean_form(kActs)>(p, s, pdl, ctas, sp, what), true)) || ...);
+    if (launched) note_lean_form_launch();
+    return launched;
+  }
+};
+
 // Per-unit trace records for the next launches of a kernel with these parameters (KernelBase::set_unit_trace).
 template <class Params>
 bool set_unit_trace(Params& params, UnitTrace* records, uint32_t stride) {
@@ -156,14 +173,11 @@ class GemmKernel final : public GemmKernelBase {
   // The lean forms (one per GEMM activation) of the whole-tile instantiations: what the chains run
   // without tile sync. (Not for the segmented ones: their split-K paths would stay in any form.)
   static constexpr bool kHasLeanForms = !Traits::kSegmented;
+  using Lean = LeanForms<Traits, Activation::None, Activation::GeLU, Activation::SwiGLU>;
 
   GemmKernel() {
     reserve_kernel_smem<Traits>("hopper gemm");
-    if constexpr (kHasLeanForms) {
-      reserve_kernel_smem<Traits, lean_form(Activation::None)>("hopper gemm (lean form)");
-      reserve_kernel_smem<Traits, lean_form(Activation::GeLU)>("hopper gemm (lean form)");
-      reserve_kernel_smem<Traits, lean_form(Activation::SwiGLU)>("hopper gemm (lean form)");
-    }
+    if constexpr (kHasLeanForms) Lean::reserve("hopper gemm (lean form)");
   }
 
   void set_problem(const GemmArgs& a, const WorkSchedule& sched, void* partials,
@@ -199,20 +213,7 @@ class GemmKernel final : public GemmKernelBase {
 
   void launch(cudaStream_t s, bool pdl, int ctas, const StageParams& sp) override {
     if constexpr (kHasLeanForms)
-      if (launch_fits_lean_form(sp, params_.unit_trace) && params_.act != Activation::ReLU) {
-        constexpr const char* what = "hopper gemm (lean form)";
-        note_lean_form_launch();
-        switch (params_.act) {
-          case Activation::None:
-            return launch_kernel_persistent<Traits, lean_form(Activation::None)>(params_, s, pdl, ctas, sp, what);
-          case Activation::GeLU:
-            return launch_kernel_persistent<Traits, lean_form(Activation::GeLU)>(params_, s, pdl, ctas, sp, what);
-          case Activation::SwiGLU:
-            return launch_kernel_persistent<Traits, lean_form(Activation::SwiGLU)>(params_, s, pdl, ctas, sp, what);
-          default:
-            break;
-        }
-      }
+      if (Lean::launch(params_, s, pdl, ctas, sp, "hopper gemm (lean form)")) return;
     launch_kernel_persistent<Traits>(params_, s, pdl, ctas, sp, "hopper gemm");
   }
 
