@@ -35,8 +35,9 @@ enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 // tile -- every activation and store path, the waiting producer, the poster warp, the traces -- so the
 // first instructions of each path it does run are fetched cold from far apart: braid's GEMMs took
 // 1.03-1.12x their time after another kernel, cuBLASLt's 0.98-1.02x (docs/hopper-gemm.md, sessions 43-46).
-// The chains that run without tile sync (the tuners' pick on most MLP and attention shapes) launch the
-// lean forms (GemmKernel::launch, SkinnyGemmOp::launch; set_lean_forms turns them off).
+// The chains that run without tile sync (the tuners' pick on most MLP, attention and conv shapes) launch the
+// lean forms (GemmKernel, ConvKernel, SkinnyGemmOp and AttentionOp pick the form per launch:
+// launch_fits_lean_form in gemm_op.hpp; set_lean_forms turns them off).
 constexpr int kFormGeneral = 0;
 constexpr int lean_form(Activation a) { return 1 + int(a); }
 
