@@ -378,6 +378,9 @@ int main(int argc, char** argv) {
           c.cluster = 2;
           cands.push_back(c);
         }
+        AttentionConfig split_long{4, 0, false, true};  // ... with only the long causal query blocks split (wg-s)
+        split_long.split_long = true;
+        cands.push_back(split_long);
       }
       for (const AttentionConfig& c : cands) {
         attention::AttentionOp op;
@@ -401,6 +404,11 @@ int main(int argc, char** argv) {
           ca = c;
         }
       }
+    }
+    if (!attn_timed.empty()) {  // every attention candidate alone, in the order tried
+      std::printf("  attention alone:");
+      for (const auto& [us, c] : attn_timed) std::printf(" %s %.1f", c.name().c_str(), us);
+      std::printf(" us\n");
     }
     std::printf("  tuned: qkv %s %.1f us, attention %s %.1f us, out %s %.1f us (sum %.1f)\n", cq.name().c_str(), tq,
                 ca.name().c_str(), ta, co.name().c_str(), to, tq + ta + to);

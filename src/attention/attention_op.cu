@@ -6,6 +6,7 @@
 #include "braid/kernels/attention/flash_decode_kernel.cuh"
 #include "braid/kernels/attention/flash_kernel.cuh"
 #include "braid/kernels/attention/flash_sm90_kernel.cuh"
+#include "braid/kernels/attention/long_query_split.hpp"
 #include "braid/kernels/attention/unfused_kernels.cuh"
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
@@ -41,6 +42,12 @@ struct AttentionOp::Impl {
 std::string parse_attention_config(const std::string& text, AttentionConfig& out) {
   AttentionConfig c;
   size_t pos = 0;
+  if (text == "wg-s") {
+    c.hopper = true;
+    c.split_long = true;
+    out = c;
+    return "";
+  }
   if (text == "wg" || text == "wg-r" || text == "wg-c2" || text == "wg-r-c2") {
     c.hopper = true;
     c.reverse = text.rfind("wg-r", 0) == 0;
@@ -49,7 +56,7 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
     return "";
   }
   if (text.size() < 2 || (text[0] != 'w' && text[0] != 'd'))
-    return "an attention config starts with w<warps> or d<warps> (decode kernel), or is wg[-r] (got '" + text + "')";
+    return "an attention config starts with w<warps> or d<warps> (decode kernel), or is wg[-r][-c2] or wg-s (got '" + text + "')";
   c.decode = text[0] == 'd';
   try {
     c.warps = std::stoi(text.substr(1), &pos);
@@ -90,6 +97,12 @@ std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionCo
              " (got " + std::to_string(a.S_new) + "): use w4";
     if (c.split_keys != 0) return "the Hopper attention kernel (wg) splits keys only over a 2-CTA cluster (wg-c2)";
     if (c.cluster != 0 && c.cluster != 2) return "the Hopper attention kernel (wg) splits keys over 2 CTAs (wg-c2) or none";
+    if (c.split_long && (c.cluster != 0 || c.reverse))
+      return "wg-s orders and splits the query blocks itself: no -r or -c2 with it";
+    if (c.split_long && !a.causal)
+      return "wg-s splits the long query blocks of a causal prompt; without the causal mask every block is as long: use wg-c2";
+  } else if (c.split_long) {
+    return "only the Hopper attention kernel (wg-s) splits the long query blocks";
   } else if (c.decode) {
     if (c.warps != 4 && c.warps != 8) return "the decode kernel (d) runs 4 or 8 warps (got " + std::to_string(c.warps) + ")";
     if (a.S_new > kDecodeMaxRows)
@@ -212,6 +225,24 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
     im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
     im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(im->cluster));
+    if (c.split_long) {
+      int sms = 0;
+      if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return "cannot query the device";
+      const int from = long_query_split_from(q_blocks, a.NH * a.B, sms);
+      if (from == 0)
+        return "wg-s: nothing to split (" + std::to_string(q_blocks) + " query blocks per sequence, " +
+               std::to_string(a.NH * a.B * q_blocks) + " tiles on " + std::to_string(sms) + " SMs): use wg or wg-r";
+      const size_t split_tiles = size_t(a.NH) * a.B * (q_blocks - from);
+      const size_t part_floats = split_tiles * 2 * sm90::kSplitVals * 128;  // (even: the state words stay 8-byte aligned)
+      if (cudaMalloc(&im->workspace, part_floats * sizeof(float) + split_tiles * sizeof(uint64_t)) != cudaSuccess)
+        return "cannot allocate the split workspace";
+      im->p90.split_from = from;
+      im->p90.split_part = im->workspace;
+      im->p90.split_state = reinterpret_cast<uint64_t*>(im->workspace + part_floats);
+      if (cudaMemset(im->p90.split_state, 0, split_tiles * sizeof(uint64_t)) != cudaSuccess)
+        return "cannot clear the split workspace";
+      im->launch_grid.y = uint32_t(a.B * long_query_split_ctas(q_blocks, from));
+    }
     im->threads = sm90::kThreads;
     im->smem = sm90::kSmemBytes;
     const bool drop = p.drop_threshold != 0;

@@ -152,6 +152,13 @@ AttentionConfig hopper_pair(bool reverse) {
   return c;
 }
 
+// The Hopper kernel with its long causal query blocks' keys halved between two CTAs (wg-s).
+AttentionConfig hopper_split_long() {
+  AttentionConfig c{4, 0, false, true};
+  c.split_long = true;
+  return c;
+}
+
 // The decode kernel with its keys split over a cluster of `ctas` CTAs.
 AttentionConfig decode_cluster(int warps, int ctas) {
   AttentionConfig c{warps, 0, false, false, true};
@@ -184,6 +191,11 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {1, 384, 0, 2, false, 0.f, hopper_pair(false), false},  // not causal: 3 blocks split 2 + 1
       {1, 256, 0, 2, true, 0.2f, hopper_pair(false), false},  // dropout
       {2, 256, 0, 1, true, 0.f, hopper_pair(true), true},     // the cache update (by the diagonal's CTA)
+      // ... its long query blocks' key blocks halved between two CTAs (wg-s), merged by the later of the two
+      {1, 512, 0, 2, true, 0.f, hopper_split_long(), false},     // 4 blocks: the last split 1 + 3
+      {2, 768, 0, 3, true, 0.2f, hopper_split_long(), false},    // two sequences, 6 blocks (the last two split), dropout
+      {2, 256, 0, 1, true, 0.f, hopper_split_long(), true},      // 2 blocks split 1 + 1; the cache update (by the diagonal's CTA)
+      {1, 1024, 0, 12, true, 0.f, hopper_split_long(), false},   // GPT-3's S = 1024: 96 tiles, on 132 SMs 3 x 12 split
       // The decode kernel (d: 16 lanes per key, K and V into registers, at most 4 new tokens)
       {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},   // 2 splits, ragged, cache update
       {2, 1, 513, 3, true, 0.f, {8, 0, false, false, true}, true},     // one split, 8 warps
@@ -218,6 +230,7 @@ TEST_F(HopperTest, AttentionLeanFormsAreBitIdenticalToTheGeneralForm) {
       {1, 256, 0, 2, true, 0.2f, {4, 0, false, true}, false},  // wg, dropout
       {2, 512, 0, 3, true, 0.f, hopper_pair(true), false},     // wg-c2
       {2, 256, 0, 1, true, 0.f, hopper_pair(true), true},      // wg-c2, the cache update
+      {2, 768, 0, 3, true, 0.f, hopper_split_long(), true},    // wg-s, the cache update
       {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},  // decode: splits, cache update
       {2, 3, 130, 2, false, 0.f, {8, 64, false, false, true}, true},  // 3 tokens, not causal
       {2, 1, 300, 2, true, 0.3f, {4, 128, false, false, true}, false},  // dropout with splits
@@ -280,6 +293,11 @@ TEST_F(HopperTest, AttentionDropoutIsReproducibleAndZeroIsNone) {
   const auto b2 = run_case(wg2, DType::F16, 11, 0.3f);
   EXPECT_LT(max_abs_diff_f16(a, b2), 2e-2) << "wg-c2 and w4 disagree with dropout on";
   EXPECT_EQ(run_case(wg2, DType::F16, 11, 0.3f), b2) << "wg-c2: same seed, same bits";
+  AttnCase wgs = wg;
+  wgs.cfg = hopper_split_long();
+  const auto b3 = run_case(wgs, DType::F16, 11, 0.3f);
+  EXPECT_LT(max_abs_diff_f16(a, b3), 2e-2) << "wg-s and w4 disagree with dropout on";
+  EXPECT_EQ(run_case(wgs, DType::F16, 11, 0.3f), b3) << "wg-s: same seed, same bits";
   // The decode kernel too (fp32 P instead of fp16 P: agreement to fp16 rounding), and p = 0 is none.
   const AttnCase w1{2, 1, 300, 2, true, 0.f, {1, 128}, false}, d4{2, 1, 300, 2, true, 0.f, {4, 128, false, false, true}, false};
   const auto e = run_case(w1, DType::F16, 13, 0.3f), f = run_case(d4, DType::F16, 13, 0.3f);
@@ -349,7 +367,53 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(attention::parse_attention_config("wg-r-c2", cfg), "");
   EXPECT_TRUE(cfg.hopper && cfg.reverse && cfg.cluster == 2);
   EXPECT_EQ(cfg.name(), "wg-r-c2");
+  EXPECT_EQ(attention::parse_attention_config("wg-s", cfg), "");  // the long causal query blocks split
+  EXPECT_TRUE(cfg.hopper && cfg.split_long && !cfg.reverse && cfg.cluster == 0);
+  EXPECT_EQ(cfg.name(), "wg-s");
+  a.S_new = 256;
+  a.causal = false;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("causal"), std::string::npos);
+  a.causal = true;
+  EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
+  cfg.reverse = true;
+  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("no -r or -c2"), std::string::npos);
+  cfg.reverse = false;
+  a.S_new = 128;  // one query block per sequence: nothing to split, said at prepare
+  AttentionOp op;
+  EXPECT_NE(op.prepare(a, cfg).find("nothing to split"), std::string::npos);
+  AttentionConfig w4s{4, 0};
+  w4s.split_long = true;
+  EXPECT_NE(AttentionOp::can_implement(a, w4s).find("only the Hopper"), std::string::npos);
   cudaFree(p);
+}
+
+// wg-s: the later CTA of a split tile merges, with split 0's values first -- the same bits whichever CTA arrives
+// first -- and re-arms the tile's state for the next launch. One op run again and again on a shape whose split CTAs
+// race (GPT-3's S = 1024 on 12 heads; the output poisoned before each run) gives the first run's bits, which
+// run_case checks against the reference.
+TEST_F(HopperTest, AttentionLongQuerySplitIsDeterministic) {
+  const AttnCase c{1, 1024, 0, 12, true, 0.f, hopper_split_long(), false};
+  const std::vector<uint16_t> want = run_case(c, DType::F16);
+  ASSERT_FALSE(want.empty());
+  std::mt19937 rng(unsigned(c.B * 1000 + c.S_new * 7 + c.S_cached));  // run_case's data
+  const int HD = c.NH * 128, M = c.B * c.S_new;
+  Buf qkv(size_t(M) * 3 * HD), out(size_t(M) * HD);
+  qkv.random(rng, 2.0f, DType::F16);
+  AttentionArgs a;
+  a.qkv = qkv.d;
+  a.out = out.d;
+  a.B = c.B;
+  a.S_new = c.S_new;
+  a.NH = c.NH;
+  AttentionOp op;
+  ASSERT_EQ(op.prepare(a, c.cfg), "");
+  for (int rep = 0; rep < 8; ++rep) {
+    out.poison();
+    op.run(nullptr);
+    BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+    out.download();
+    EXPECT_TRUE(out.h == want) << "run " << rep << " differs";
+  }
 }
 
 // One attention block on random data: QKV GEMM -> attention -> output GEMM.
@@ -387,6 +451,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {2, 3, 200, 2, 384, g64sk, g64, {8, 64, false, false, true}},  // ... 3 new tokens, 4 splits, 8 warps
       {2, 1, 900, 2, 512, workloads::GemmChoice::skinny({1, 4, 0, true}), g64, decode_cluster(8, 8)},  // ... a cluster
       {1, 512, 0, 2, 512, g128, g128, hopper_pair(true)},  // the Hopper kernel, key blocks split over 2 CTAs
+      {2, 512, 0, 2, 512, g128, g64, hopper_split_long()},  // ... the long query blocks' keys split, merged by the later
       {1, 256, 0, 3, 512, g64x192, g128, {4, 0}},                 // prompt, 64x192 QKV tiles (3 heads: 192 divides HD)
       {1, 384, 0, 3, 512, g64x192, g128, {4, 0, false, true}},    // ... the Hopper kernel waiting for them
   };

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "braid/kernels/attention/long_query_split.hpp"
 #include "braid/workloads/attention_plan.hpp"
 
 using namespace braid;
@@ -129,4 +130,68 @@ TEST(AttentionPlan, UnfusedChainHasFiveStagesAndThePapersDependencies) {
   p.deps[1].reads(Tile{3, 1, 5}, r);
   EXPECT_EQ(r.size(), 2u);
   for (Tile t : r) EXPECT_EQ(t.z, 5u);
+}
+
+// wg-s (kernels/attention/long_query_split.hpp): the split of a tile's key blocks covers them once, leaves split 1
+// (with the diagonal) at least as many as split 0, and both at least one; the first split query block is, of
+// those whose CTAs fit one wave (one CTA per SM), one with the shortest longest CTA, and of those the one with the
+// fewest CTAs; 0 exactly when no split fits or shortens the longest CTA. Checked against an independent count over
+// heads x sequences, query blocks and SM counts.
+TEST(LongQuerySplit, SplitsEachTileUnevenlyWithTheDiagonalOnTheLongerSide) {
+  for (int n = 2; n <= 64; ++n) {
+    const int first = attention::long_query_split_first(n), second = n - first;
+    EXPECT_GE(first, 1) << n;
+    EXPECT_GE(second, first) << n;
+    EXPECT_LE(second - first, 2) << n;  // never worse than one block over an even split
+    if (n >= 3) {
+      EXPECT_GT(second, first) << n;  // the merging side has more: its partner's partial is out by then
+    }
+  }
+}
+
+TEST(LongQuerySplit, PicksTheShortestLongestCtaThatFitsOneWave) {
+  for (int sms : {78, 114, 132})
+    for (int rows = 1; rows <= 40; ++rows)
+      for (int q = 1; q <= 24; ++q) {
+        SCOPED_TRACE("sms=" + std::to_string(sms) + " heads x sequences=" + std::to_string(rows) + " q_blocks=" + std::to_string(q));
+        // Longest CTA of each feasible first split block, counted tile by tile.
+        auto longest_of = [&](int from) {
+          int longest = 0;
+          for (int qb = 0; qb < q; ++qb) {
+            const int n = qb + 1;
+            if (qb >= from) {
+              const int a = attention::long_query_split_first(n);
+              longest = std::max({longest, a, n - a});
+            } else {
+              longest = std::max(longest, n);
+            }
+          }
+          return longest;
+        };
+        int best_longest = q, best_ctas = 0;
+        for (int from = 1; from < q; ++from)
+          if (rows * (2 * q - from) <= sms) best_longest = std::min(best_longest, longest_of(from));
+        for (int from = 1; from < q; ++from)
+          if (rows * (2 * q - from) <= sms && longest_of(from) == best_longest && best_longest < q)
+            best_ctas = best_ctas == 0 ? rows * (2 * q - from) : std::min(best_ctas, rows * (2 * q - from));
+        const int from = attention::long_query_split_from(q, rows, sms);
+        if (best_longest == q) {
+          EXPECT_EQ(from, 0);
+          continue;
+        }
+        ASSERT_GT(from, 0);
+        EXPECT_EQ(longest_of(from), best_longest);
+        EXPECT_EQ(attention::long_query_split_max_blocks(q, from), best_longest);
+        EXPECT_EQ(rows * attention::long_query_split_ctas(q, from), best_ctas);
+        EXPECT_LE(rows * attention::long_query_split_ctas(q, from), sms);
+      }
+  // GPT-3 at S = 1024 (12 heads, 8 blocks) on 132 SMs: blocks 5-7 split (2 + 4, 3 + 4, 3 + 5), 132 CTAs, 5 key
+  // blocks on the longest CTA where there were 8.
+  EXPECT_EQ(attention::long_query_split_from(8, 12, 132), 5);
+  EXPECT_EQ(attention::long_query_split_ctas(8, 5) * 12, 132);
+  EXPECT_EQ(attention::long_query_split_max_blocks(8, 5), 5);
+  // GPT-3 at S = 2048: 192 tiles, more than the SMs already.
+  EXPECT_EQ(attention::long_query_split_from(16, 12, 132), 0);
+  // One query block: nothing to split.
+  EXPECT_EQ(attention::long_query_split_from(1, 1, 132), 0);
 }

@@ -54,8 +54,11 @@ struct AttentionConfig {
   // distributed shared memory instead of global memory (split_keys then follows from it). Hopper kernel
   // (wg-c2): 2 -- each tile's key blocks halved between a cluster's two CTAs.
   int cluster = 0;
+  // The Hopper kernel (wg-s): the long causal query blocks' key blocks halved between two CTAs, as many blocks as
+  // fit beside the others in one wave, longest first (long_query_split.hpp); the later CTA of a pair merges.
+  bool split_long = false;
   std::string name() const {
-    if (hopper) return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "");
+    if (hopper) return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "") + (split_long ? "-s" : "");
     if (decode)
       return "d" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
              (cluster ? "-c" + std::to_string(cluster) : std::string());
@@ -63,7 +66,7 @@ struct AttentionConfig {
            (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "d4-s256", "d8-c8"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "wg-s", "d4-s256", "d8-c8"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

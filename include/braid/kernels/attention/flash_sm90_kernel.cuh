@@ -3,7 +3,8 @@
 // waits on the QKV tiles it reads, a post per O tile), for head size 128, no cached keys, and query
 // blocks of 128 rows (S_new a multiple of 128).
 //
-// CTA = 3 warpgroups, one braid tile (head h, 128 query rows of batch b):
+// CTA = 3 warpgroups, one braid tile (head h, 128 query rows of batch b), or half of its key blocks (wg-c2: every
+// tile over a 2-CTA cluster; wg-s: the long causal tiles over two CTAs of the grid, long_query_split.hpp):
 //   warpgroup 0, the producer (24 registers): one thread waits on the QKV tiles (Q rows first, then
 //     the K and V rows of each 128-key block) and issues the TMA loads -- Q once, then K and V of each
 //     key block into 3-stage rings (K and V with their own full/empty mbarriers: S = Q.K^T starts
@@ -28,6 +29,7 @@
 #include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/attention_common.cuh"
+#include "braid/kernels/attention/long_query_split.hpp"
 #include "braid/kernels/attention/wgmma_sm90.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
 #include "braid/kernels/common/stmatrix_sm90.cuh"
@@ -38,6 +40,12 @@ namespace braid::attention {
 struct FlashSm90Params {
   FlashParams p;          // layout, softmax/dropout constants (q_rows = 128; no cache reads)
   CUtensorMap qkv_map;    // the QKV output [B * S_new, 3 * NH * 128], boxes of 64 columns x 128 rows
+  // wg-s (long_query_split.hpp): query blocks split_from .. q_blocks - 1 of every sequence and head have their key
+  // blocks halved between two CTAs, and the later of the two merges; 0: none. The launch grid's y then lists per
+  // sequence the split blocks' halves, longest first, and then the unsplit blocks, longest first.
+  int split_from = 0;
+  float* split_part = nullptr;      // [split tiles][2 warpgroups][kSplitVals / 4][128 threads] float4: the earlier CTA's partial
+  uint64_t* split_state = nullptr;  // [split tiles]: +1 per arrival, +2 when the partial is out; zero between launches
 };
 
 namespace sm90 {
@@ -53,6 +61,7 @@ constexpr uint32_t kSmemK = kTileBytes;
 constexpr uint32_t kSmemV = kSmemK + kStages * kTileBytes;
 constexpr uint32_t kSmemBytes = kSmemV + kStages * kTileBytes + 1024;  // + alignment slack
 constexpr int kProducerRegs = 24, kConsumerRegs = 240;  // consumers spill below 240; the producer's (cold) wait path spills at 24
+constexpr int kSplitVals = 64 + 4;  // a consumer thread's partial of a key split: O, and per row the max and the sum
 
 }  // namespace sm90
 
@@ -74,6 +83,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
   extern __shared__ unsigned char smem_raw[];
   __shared__ BlockSync bs;
   __shared__ __align__(8) uint64_t q_full, k_full[kStages], v_full[kStages], k_empty[kStages], v_empty[kStages];
+  __shared__ uint32_t s_merges;  // wg-s: this CTA arrived second at its split tile (it merges, stores and posts)
   const uint32_t smem = (mma::smem_u32(smem_raw) + 1023u) & ~1023u;  // the 128-byte swizzle's alignment
 
   const int tid = threadIdx.x, wgi = tid / 128;
@@ -90,20 +100,36 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
   }
   begin_grid_block(sp, bs);  // (its barrier also publishes the mbarrier initialization)
 
-  const int h = blockIdx.x, y = p.reverse_rows ? int(gridDim.y - 1 - blockIdx.y) : int(blockIdx.y);
+  // This CTA's tile (head h, query block y) and, where the tile's keys are split, which half it computes.
+  const int h = blockIdx.x;
+  int y, split = 0, split_tile = -1;  // split_tile: wg-s's index of a split tile (its partial and state)
+  if (P.split_from > 0) {
+    const int Q = p.q_blocks, X = Q - P.split_from, i = int(blockIdx.y) % (Q + X), sb = int(blockIdx.y) / (Q + X);
+    const int qblk = i < 2 * X ? Q - 1 - i / 2 : P.split_from - 1 - (i - 2 * X);
+    y = sb * Q + qblk;
+    if (i < 2 * X) {
+      split = i % 2;
+      split_tile = (sb * p.NH + h) * X + (qblk - P.split_from);
+    }
+  } else {
+    y = p.reverse_rows ? int(gridDim.y - 1 - blockIdx.y) : int(blockIdx.y);
+  }
   const Tile tile{uint32_t(h), uint32_t(y), 0};
   const detail::QueryBlock qb(p, y);
   const int b = qb.b, q0 = qb.q0, row0 = qb.row0;
   const uint32_t HD = uint32_t(p.NH) * D;
   const int key_end = p.causal ? q0 + kBlockM : p.S_new;
   const int n_total = key_end / kBlockN;
-  // Key split (cluster_merge): the tile's key blocks are halved between the two CTAs of a cluster
-  // (split 0 the first ceil(n/2), split 1 the rest, with the causal diagonal); rank 0 merges.
+  // Key split, over a cluster (cluster_merge: every tile, rank 0 merges through DSMEM; split 0 takes the first
+  // ceil(n/2) key blocks) or over two CTAs of the grid (wg-s: the long tiles, the later merges through global memory;
+  // split 0 takes long_query_split_first(n)); split 1 takes the rest, with the causal diagonal.
   const bool pair = p.cluster_merge != 0;
-  const int split = pair ? int(blockIdx.z) : 0;
-  const int j_begin = split == 0 ? 0 : (n_total + 1) / 2;
-  const int n_blocks = (pair && split == 0 ? (n_total + 1) / 2 : n_total) - j_begin;  // this CTA's blocks
-  const bool holds_diagonal = !pair || split == (n_total >= 2 ? 1 : 0);
+  if (pair) split = int(blockIdx.z);
+  const bool halves = pair || split_tile >= 0;
+  const int first_half = split_tile >= 0 ? long_query_split_first(n_total) : (n_total + 1) / 2;
+  const int j_begin = split == 0 ? 0 : first_half;
+  const int n_blocks = (halves && split == 0 ? first_half : n_total) - j_begin;  // this CTA's blocks
+  const bool holds_diagonal = !halves || split == (n_total >= 2 ? 1 : 0);
   const bool qkv_done = producer_complete(sp, bs, 0);
 
   if (wgi == 0) {
@@ -283,26 +309,78 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
     }
 
+    bool stores = split == 0;  // this CTA writes O
+    if (split_tile >= 0) {
+      // wg-s: the first of the tile's two CTAs to get here leaves its partial (O, and per row the max and this
+      // thread's part of the sum; 17 16-byte stores per thread) in global memory and goes; the second waits for it
+      // (its partner is past its last MMA and only storing: a short wait that cannot deadlock) and merges. The
+      // merge is symmetric -- each product rounded, then one commutative add -- so the bits do not depend on which
+      // CTA came first.
+      uint64_t* state = P.split_state + split_tile;
+      // [warpgroup][16-byte word k][thread]: a warp's store or load of word k is 512 contiguous bytes.
+      float4* part = reinterpret_cast<float4*>(P.split_part) + (size_t(split_tile) * 2 + c) * (kSplitVals / 4) * 128 + t;
+      if (tid == 128) s_merges = atomicAdd(reinterpret_cast<unsigned long long*>(state), 1ull) != 0 ? 1u : 0u;
+      ptx::named_barrier_sync(3, 256);
+      stores = s_merges != 0;
+      if (!stores) {
+#pragma unroll
+        for (int k = 0; k < 16; ++k) __stcg(part + k * 128, make_float4(o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3]));
+        __stcg(part + 16 * 128, make_float4(m[0], m[1], l[0], l[1]));
+        ptx::named_barrier_sync(3, 256);
+        if (tid == 128) {
+          __threadfence();  // every consumer thread's partial (ordered before by the barrier), then the release
+          atomicAdd(reinterpret_cast<unsigned long long*>(state), 2ull);
+        }
+      } else {
+        if (tid == 128) {
+          uint64_t seen = 0, waited = 0;  // 4: both arrivals and the partner's partial
+          if (!braid::detail::spin_until(state, 4, sp.timeout_ns, sp.err, seen, waited))
+            braid::detail::report(sp.err, kErrSplitPeerTimeout, sp.stage_id, 0, 0, uint32_t(split_tile), tile, tile, 4,
+                                  seen, waited);
+          *state = 0;  // re-armed for the next launch: no other access this launch
+        }
+        ptx::named_barrier_sync(3, 256);
+        const float4 ml = __ldcg(part + 16 * 128);
+        const float mo[2] = {ml.x, ml.y}, lo[2] = {ml.z, ml.w};
+        float a_me[2], a_ot[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const float mt = fmaxf(m[r], mo[r]), m_use = mt == -INFINITY ? 0.f : mt;
+          a_me[r] = mma::fast_exp2(m[r] - m_use);
+          a_ot[r] = mma::fast_exp2(mo[r] - m_use);
+          l[r] = __fadd_rn(__fmul_rn(l[r], a_me[r]), __fmul_rn(lo[r], a_ot[r]));
+        }
+#pragma unroll
+        for (int k = 0; k < 16; ++k) {
+          const float4 v = __ldcg(part + k * 128);
+          const float vo[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int r = (e >> 1) & 1;
+            o[4 * k + e] = __fadd_rn(__fmul_rn(o[4 * k + e], a_me[r]), __fmul_rn(vo[e], a_ot[r]));
+          }
+        }
+      }
+    }
     if (pair) {
       // Split 1 leaves its partial (O, and per row the max and this thread's part of the sum) in its own
       // K/V ring -- free once both warpgroups are past their last MMAs -- as [warpgroup][value][thread];
       // rank 0 reads it through distributed shared memory and merges. The second cluster barrier keeps
       // split 1 (and its shared memory) alive until then.
       float* xch = reinterpret_cast<float*>(smem_raw + (smem + kSmemK - mma::smem_u32(smem_raw)));
-      constexpr int kVals = 64 + 4;
       ptx::named_barrier_sync(3, 256);  // both consumer warpgroups are done with the rings
       if (split == 1) {
 #pragma unroll
-        for (int i = 0; i < 64; ++i) xch[(c * kVals + i) * 128 + t] = o[i];
-        xch[(c * kVals + 64) * 128 + t] = m[0];
-        xch[(c * kVals + 65) * 128 + t] = m[1];
-        xch[(c * kVals + 66) * 128 + t] = l[0];
-        xch[(c * kVals + 67) * 128 + t] = l[1];
+        for (int i = 0; i < 64; ++i) xch[(c * kSplitVals + i) * 128 + t] = o[i];
+        xch[(c * kSplitVals + 64) * 128 + t] = m[0];
+        xch[(c * kSplitVals + 65) * 128 + t] = m[1];
+        xch[(c * kSplitVals + 66) * 128 + t] = l[0];
+        xch[(c * kSplitVals + 67) * 128 + t] = l[1];
       }
       cluster::sync();
       if (split == 0) {
         const uint32_t base = cluster::map(cluster::smem_addr(xch), 1u);
-        auto peer = [&](int v) { return cluster::ld_f32(base + uint32_t(((c * kVals + v) * 128 + t) * 4)); };
+        auto peer = [&](int v) { return cluster::ld_f32(base + uint32_t(((c * kSplitVals + v) * 128 + t) * 4)); };
         float a0[2], a1[2];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
@@ -319,7 +397,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     }
 
     // Normalize, stage O in this warpgroup's Q rows (its last wgmma has read them), store coalesced.
-    if (split == 0) {
+    if (stores) {
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
@@ -359,7 +437,12 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     if (pair) cluster::sync();
   }
 
-  if (split == 0) post(sp, bs, tile);
+  bool posts = split == 0;
+  if (split_tile >= 0) {  // (uniform in the CTA) the merging CTA posts: s_merges to the producer's thread 0
+    __syncthreads();
+    posts = s_merges != 0;
+  }
+  if (posts) post(sp, bs, tile);
   end_block(sp, bs);
 #endif
 }
