@@ -42,6 +42,7 @@ void set_placement_cluster(int size) {
 namespace {
 int g_lean_forms = -1;  // -1: not read from the environment yet
 std::atomic<long> g_lean_launches{0};
+std::atomic<long> g_synced_launches{0};  // launches in a synced form
 }  // namespace
 bool lean_forms_enabled() {
   if (g_lean_forms < 0) {
@@ -56,6 +57,8 @@ bool lean_forms_enabled() {
 void set_lean_forms(bool on) { g_lean_forms = on ? 1 : 0; }
 long lean_form_launches() { return g_lean_launches.load(); }
 void note_lean_form_launch() { ++g_lean_launches; }
+long synced_form_launches() { return g_synced_launches.load(); }
+void note_synced_form_launch() { ++g_synced_launches; }
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256(bool segmented);

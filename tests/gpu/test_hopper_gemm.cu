@@ -1289,6 +1289,52 @@ TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
   expect_chains_bit_identical(333, sync_variants(), rng);
 }
 
+// The synced kernel forms (gemm_config.hpp, "The forms of braid's GEMM kernels"): a tile-synchronized chain of
+// whole-tile GEMMs walking a static order launches both GEMMs in the synced form of their activation -- counted --
+// and computes the general form's bits, under PDL and behind the wait kernel (its start mark), run after run. (Its
+// bits against stream order: MlpChainBitIdenticalToStreamOrder, which runs the synced forms by default.)
+TEST_F(HopperTest, SyncedKernelFormsAreTakenAndBitIdentical) {
+  LeanFormsScope scope;
+  std::mt19937 rng(12);
+  const int T = 333, H = 1024, F = 1536;
+  MlpBuffers b(T, H, F, F);
+  b.X.random(rng, 1.0f, DType::F16);
+  b.W1.random(rng, 2.0f / std::sqrt(float(H)), DType::F16);
+  b.W2.random(rng, 2.0f / std::sqrt(float(F)), DType::F16);
+  const MlpProblem p{DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d};
+  cudaStream_t s;
+  BRAID_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const std::pair<MlpVariant::Sync, Ordering> kinds[] = {{MlpVariant::Sync::TileSync, Ordering::PDL},
+                                                         {MlpVariant::Sync::RowSync, Ordering::WaitKernel}};
+  for (const auto& [sync, ordering] : kinds) {
+    MlpVariant v;
+    v.sync = sync;
+    v.ordering = ordering;
+    SCOPED_TRACE(v.name());
+    Mlp m(p, v, ChainOptions{true, v.weights_first, 5000, false});
+    set_lean_forms(false);
+    const long before = synced_form_launches();
+    b.Y.poison();
+    m.run(s);
+    m.check(s);
+    b.Y.download();
+    EXPECT_EQ(synced_form_launches(), before) << "a synced-form launch with the forms off";
+    const std::vector<uint16_t> general = b.Y.h;
+    for (size_t i = 0; i < general.size(); ++i) ASSERT_TRUE(std::isfinite(to_float(general[i], DType::F16))) << i;
+    set_lean_forms(true);
+    for (int rep = 0; rep < 3; ++rep) {
+      b.Y.poison();
+      b.Hid.poison();
+      m.run(s);
+      m.check(s);
+      b.Y.download();
+      ASSERT_EQ(std::memcmp(general.data(), b.Y.h.data(), general.size() * 2), 0) << "rep " << rep;
+    }
+    EXPECT_EQ(synced_form_launches(), before + 6) << "both GEMMs of each run in a synced form";
+  }
+  cudaStreamDestroy(s);
+}
+
 // A poster warp that lags its consumers by 20 us per tile (fault injection): the consumer warps run
 // tiles ahead of it, and every tile must still be posted once, after all of its stores (the hand-off
 // protocol: PostSlot in gemm_kernel.cuh). The variants with few CTAs give each CTA several tiles.

@@ -17,8 +17,8 @@ class ConvKernel final : public ConvKernelBase {
   using Traits = ConvTraits<Element, TileM, TileN, Staged, Segmented, ClusterM, CtasPerSm>;
   using Mainloop = typename Traits::Mainloop;
 
-  // The lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the whole-tile instantiations, for
-  // the two activations a convolution has (bias and residual stay run-time inputs of both).
+  // The lean and synced forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the whole-tile
+  // instantiations, for the two activations a convolution has (bias and residual stay run-time inputs of all).
   static constexpr bool kHasLeanForms = !Traits::kSegmented;
   using Lean = LeanForms<Traits, Activation::None, Activation::ReLU>;
 

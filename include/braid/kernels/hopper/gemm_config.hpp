@@ -30,6 +30,8 @@ enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 //     unit traces, and the activation chosen at run time.
 //   lean_form(act): a launch that waits for no tile and posts none (stream order, or PDL alone), with a
 //     static tile order, no traces and one activation. The paths it cannot take are not in its code.
+//   synced_form(act) (whole-tile GEMM and conv kernels): a launch with tile sync -- waits, posts, the wait
+//     kernel's start mark, bounded waits -- and otherwise as lean: static order, no traces, one activation.
 // Why a second form: a kernel that runs after another one fetches its code again (the SMs' instruction
 // caches hold the other kernel's), and the general function is 5-12x the size of cuBLASLt's for the same
 // tile -- every activation and store path, the waiting producer, the poster warp, the traces -- so the
@@ -37,9 +39,14 @@ enum class Activation : uint8_t { None, GeLU, SwiGLU, ReLU };
 // 1.03-1.12x their time after another kernel, cuBLASLt's 0.98-1.02x (docs/hopper-gemm.md, sessions 43-46).
 // The chains that run without tile sync (the tuners' pick on most MLP, attention and conv shapes) launch the
 // lean forms (GemmKernel, ConvKernel, SkinnyGemmOp and AttentionOp pick the form per launch:
-// launch_fits_lean_form in gemm_op.hpp; set_lean_forms turns them off).
+// launch_fits_lean_form / launch_fits_synced_form in gemm_op.hpp; set_lean_forms turns both off). The synced forms:
+// a tile-synchronized chain pays the same cold-code cost and more (both kernels' code is live at once).
 constexpr int kFormGeneral = 0;
 constexpr int lean_form(Activation a) { return 1 + int(a); }
+constexpr int synced_form(Activation a) { return 8 + int(a); }
+constexpr bool form_is_synced(int form) { return form >= 8; }
+// The activation a form other than kFormGeneral is compiled for.
+constexpr Activation form_activation(int form) { return Activation(form_is_synced(form) ? form - 8 : form - 1); }
 
 inline const char* dtype_name(DType d) { return d == DType::F16 ? "fp16" : "bf16"; }
 inline const char* activation_name(Activation a) {

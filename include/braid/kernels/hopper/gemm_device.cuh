@@ -139,19 +139,28 @@ int max_active_clusters(int size) {
   return runs_as ? resident_clusters<Traits>(size) : 0;
 }
 
-// The lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the kernel of `Traits` for the
-// activations kActs: reserve() opts each in to the shared memory it needs; launch() launches the one of
-// p.act when the launch fits a lean form (launch_fits_lean_form) -- false when it does not or no form is
-// p.act's, and the caller launches the general form.
+// The lean and synced forms (gemm_config.hpp, "The forms of braid's GEMM kernels") of the kernel of `Traits` for
+// the activations kActs: reserve() opts each in to the shared memory it needs; launch() launches the one of p.act
+// when the launch fits a lean form (launch_fits_lean_form) or a synced one (launch_fits_synced_form) -- false when
+// it fits neither or no form is p.act's, and the caller launches the general form.
 template <class Traits, Activation... kActs>
 struct LeanForms {
-  static void reserve(const char* what) { (reserve_kernel_smem<Traits, lean_form(kActs)>(what), ...); }
+  static void reserve(const char* what) {
+    (reserve_kernel_smem<Traits, lean_form(kActs)>(what), ...);
+    (reserve_kernel_smem<Traits, synced_form(kActs)>(what), ...);
+  }
   static bool launch(typename Traits::Params& p, cudaStream_t s, bool pdl, int ctas, const StageParams& sp,
                      const char* what) {
-    if (!launch_fits_lean_form(sp, p.unit_trace)) return false;
+    if (launch_fits_lean_form(sp, p.unit_trace)) {
+      const bool launched =
+          ((p.act == kActs && (launch_kernel_persistent<Traits, lean_form(kActs)>(p, s, pdl, ctas, sp, what), true)) || ...);
+      if (launched) note_lean_form_launch();
+      return launched;
+    }
+    if (!launch_fits_synced_form(sp, p.unit_trace)) return false;
     const bool launched =
-        ((p.act == kActs && (launch_kernel_persistent<Traits, lean_form(kActs)>(p, s, pdl, ctas, sp, what), true)) || ...);
-    if (launched) note_lean_form_launch();
+        ((p.act == kActs && (launch_kernel_persistent<Traits, synced_form(kActs)>(p, s, pdl, ctas, sp, what), true)) || ...);
+    if (launched) note_synced_form_launch();
     return launched;
   }
 };
@@ -170,8 +179,9 @@ class GemmKernel final : public GemmKernelBase {
  public:
   using Traits = GemmTraits<Element, TileM, TileN, Staged, ClusterM, Pingpong, Segmented, Transposed>;
   using Mainloop = typename Traits::Mainloop;
-  // The lean forms (one per GEMM activation) of the whole-tile instantiations: what the chains run
-  // without tile sync. (Not for the segmented ones: their split-K paths would stay in any form.)
+  // The lean and synced forms (one of each per GEMM activation) of the whole-tile instantiations: what the
+  // chains run without tile sync, and with it. (Not for the segmented ones: their split-K paths would stay in
+  // any form.)
   static constexpr bool kHasLeanForms = !Traits::kSegmented;
   using Lean = LeanForms<Traits, Activation::None, Activation::GeLU, Activation::SwiGLU>;
 

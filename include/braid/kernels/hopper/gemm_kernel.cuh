@@ -736,12 +736,13 @@ __device__ __forceinline__ void release_stages_locally(Pipeline& pipeline) {
   *reinterpret_cast<uint32_t*>(&pipeline) = cluster::rank();
 }
 
-// kForm: kFormGeneral or a lean form (gemm_config.hpp, "The forms of braid's GEMM kernels").
+// kForm: kFormGeneral, a lean form or a synced form (gemm_config.hpp, "The forms of braid's GEMM kernels").
 
 template <class Traits, int kForm = kFormGeneral>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_gemm_kernel(const __grid_constant__ typename Traits::Params p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr bool kLean = kForm != kFormGeneral;
+  constexpr bool kLean = kForm != kFormGeneral;          // one activation, a static order, no traces
+  constexpr bool kNoSync = kLean && !form_is_synced(kForm);  // ... and no waits, posts or start mark
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
@@ -764,13 +765,13 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   const bool exchange = Traits::kSegmented && Traits::kMulticast == 1 && p.sched.cluster > 1;
   const bool clustered = exchange || Traits::kMulticast > 1;
   // Tiles are posted by the poster warp (PostSlot) when this launch posts at all.
-  const bool posting = !kLean && sp.has(kSync) && sp.sems != nullptr && sp.policy.enabled();
+  const bool posting = !kNoSync && sp.has(kSync) && sp.sems != nullptr && sp.policy.enabled();
   // (The lean forms: constants, so that the paths they select are compiled out.)
-  const bool sync = !kLean && sp.has(kSync);
+  const bool sync = !kNoSync && sp.has(kSync);
   const bool dynamic = !kLean && sp.has(kDynamicOrder);
   TileTrace* const tile_trace = kLean ? nullptr : sp.trace;
   UnitTrace* const unit_trace = kLean ? nullptr : p.unit_trace;
-  const Activation act = kLean ? Activation(kForm - 1) : p.act;
+  const Activation act = kLean ? form_activation(kForm) : p.act;
   if (threadIdx.x == 0) {
     Mainloop::prefetch_tma_descriptors(p.mainloop);
     if (dynamic) smem.ring.init(Traits::kConsumerThreads);  // published by begin_block's barrier
@@ -798,7 +799,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   if (Traits::kMulticast == 1 && cluster::size() > 1) release_stages_locally(pipeline);
 
   // __syncthreads: also publishes the pipeline's barrier initialization.
-  if constexpr (kLean) begin_block_unsynchronized(sp);
+  if constexpr (kNoSync) begin_block_unsynchronized(sp);
   else begin_block(sp, smem.bs);
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
   if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
@@ -814,7 +815,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // Two instantiations of the loop: the one that waits carries the semaphore probing; the plain
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
-      if constexpr (kLean) produce<Traits, false>(p, smem, pipeline, sched);
+      if constexpr (kNoSync) produce<Traits, false>(p, smem, pipeline, sched);
       else if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched);
       else produce<Traits, false>(p, smem, pipeline, sched);
     } else if (warp_in_group == 1 && posting) {
@@ -1065,7 +1066,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
     }
   }
   if (clustered) cluster::sync();  // no CTA leaves while its peer may still address its shared memory
-  if constexpr (!kLean) end_block(sp, smem.bs);
+  if constexpr (!kNoSync) end_block(sp, smem.bs);
 #endif
 }
 

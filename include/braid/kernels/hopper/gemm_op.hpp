@@ -172,5 +172,13 @@ inline bool launch_fits_lean_form(const StageParams& sp, const void* unit_trace 
   return lean_forms_enabled() && !sp.has(kSync) && !sp.has(kDynamicOrder) && !sp.has(kMarkStarted) &&
          sp.trace == nullptr && unit_trace == nullptr;
 }
+// The synced forms (whole-tile GEMM and conv kernels): a launch with tile sync that walks a static order and
+// records no traces runs the form of its activation without the dynamic dispatch, the traces and the other
+// activations (on and off with the lean forms).
+long synced_form_launches();  // launches made in a synced form so far (tests)
+void note_synced_form_launch();
+inline bool launch_fits_synced_form(const StageParams& sp, const void* unit_trace = nullptr) {
+  return lean_forms_enabled() && !sp.has(kDynamicOrder) && sp.trace == nullptr && unit_trace == nullptr;
+}
 
 }  // namespace braid::hopper

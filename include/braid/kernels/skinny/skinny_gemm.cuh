@@ -267,7 +267,7 @@ template <class T, int MR, int STAGES, bool WG, int kForm = hopper::kFormGeneral
 __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                    const StageParams sp) {
   constexpr bool kLean = kForm != hopper::kFormGeneral;
-  const hopper::Activation act = kLean ? hopper::Activation(kForm - 1) : p.act;
+  const hopper::Activation act = kLean ? hopper::form_activation(kForm) : p.act;
   TileTrace* const trace = kLean ? nullptr : sp.trace;
   const bool sync = !kLean && sp.has(kSync);
   using Smem = SkinnySmem<MR, STAGES>;
