@@ -228,10 +228,11 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     if (c.split_long) {
       int sms = 0;
       if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return "cannot query the device";
-      const int from = long_query_split_from(q_blocks, a.NH * a.B, sms);
+      const int from = long_query_split_from(q_blocks, a.NH, a.B, sms);
       if (from == 0)
         return "wg-s: nothing to split (" + std::to_string(q_blocks) + " query blocks per sequence, " +
-               std::to_string(a.NH * a.B * q_blocks) + " tiles on " + std::to_string(sms) + " SMs): use wg or wg-r";
+               std::to_string(a.NH * a.B * q_blocks) + " tiles on " + std::to_string(sms) +
+               " SMs: no split is modelled faster than none, long_query_split.hpp): use wg or wg-r";
       const size_t split_tiles = size_t(a.NH) * a.B * (q_blocks - from);
       const size_t part_floats = split_tiles * 2 * sm90::kSplitVals * 128;  // (even: the state words stay 8-byte aligned)
       if (cudaMalloc(&im->workspace, part_floats * sizeof(float) + split_tiles * sizeof(uint64_t)) != cudaSuccess)

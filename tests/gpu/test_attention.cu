@@ -196,6 +196,7 @@ TEST_F(HopperTest, AttentionMatchesReference) {
       {2, 768, 0, 3, true, 0.2f, hopper_split_long(), false},    // two sequences, 6 blocks (the last two split), dropout
       {2, 256, 0, 1, true, 0.f, hopper_split_long(), true},      // 2 blocks split 1 + 1; the cache update (by the diagonal's CTA)
       {1, 1024, 0, 12, true, 0.f, hopper_split_long(), false},   // GPT-3's S = 1024: 96 tiles, on 132 SMs 3 x 12 split
+      {1, 2048, 0, 8, true, 0.f, hopper_split_long(), false},    // LLaMA's S = 2048: more CTAs than SMs (132: 160)
       // The decode kernel (d: 16 lanes per key, K and V into registers, at most 4 new tokens)
       {3, 1, 200, 2, true, 0.f, {4, 128, false, false, true}, true},   // 2 splits, ragged, cache update
       {2, 1, 513, 3, true, 0.f, {8, 0, false, false, true}, true},     // one split, 8 warps

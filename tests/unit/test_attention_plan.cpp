@@ -149,49 +149,51 @@ TEST(LongQuerySplit, SplitsEachTileUnevenlyWithTheDiagonalOnTheLongerSide) {
   }
 }
 
-TEST(LongQuerySplit, PicksTheShortestLongestCtaThatFitsOneWave) {
-  for (int sms : {78, 114, 132})
-    for (int rows = 1; rows <= 40; ++rows)
-      for (int q = 1; q <= 24; ++q) {
-        SCOPED_TRACE("sms=" + std::to_string(sms) + " heads x sequences=" + std::to_string(rows) + " q_blocks=" + std::to_string(q));
-        // Longest CTA of each feasible first split block, counted tile by tile.
-        auto longest_of = [&](int from) {
-          int longest = 0;
-          for (int qb = 0; qb < q; ++qb) {
-            const int n = qb + 1;
-            if (qb >= from) {
-              const int a = attention::long_query_split_first(n);
-              longest = std::max({longest, a, n - a});
-            } else {
-              longest = std::max(longest, n);
-            }
+// The model's time by hand: one SM runs every CTA in turn; two SMs and one head of four query blocks split from 3
+// (costs in launch order 1 + o, 3 + o + m, then 3 + o, 2 + o, 1 + o with o the overhead, m the merge).
+TEST(LongQuerySplit, ModelsTheKernelTimeAsListScheduling) {
+  const double o = attention::kCtaOverheadBlocks, m = attention::kMergeBlocks;
+  // Q = 3, no split, one SM: 1 + 2 + 3 blocks and three overheads.
+  EXPECT_DOUBLE_EQ(attention::long_query_split_time(3, 1, 1, 1, 0), 6 + 3 * o);
+  // Q = 4 split from 3 on two SMs: SM A takes 1+o, SM B 3+o+m; A frees first and takes 3+o (ends 4+2o), then B
+  // (3+o+m < 4+2o) takes 2+o (ends 5+2o+m), then A takes 1+o (ends 5+3o).
+  const double want = std::max(5 + 2 * o + m, 5 + 3 * o);
+  EXPECT_DOUBLE_EQ(attention::long_query_split_time(4, 1, 1, 2, 3), want);
+  EXPECT_EQ(attention::long_query_split_costs(4, 3).size(), 5u);
+  // Enough SMs for every CTA: the longest CTA.
+  EXPECT_DOUBLE_EQ(attention::long_query_split_time(8, 12, 1, 1000, 0), 8 + o);
+  EXPECT_DOUBLE_EQ(attention::long_query_split_time(8, 12, 1, 1000, 5), 5 + o + m);  // 8 -> 3 + 5, the merging side
+}
+
+// The first split block is the argmin of the modelled time over every choice (none included; ties: fewer CTAs),
+// over heads, sequences, query blocks and SM counts; and on 132 SMs the prompts of issue 4 split where their causal
+// tail dominates (GPT-3 and LLaMA S = 1024; LLaMA S = 2048, 160 CTAs in more than one wave) and not at GPT-3 S = 2048
+// (192 tiles already fill the SMs to their average).
+TEST(LongQuerySplit, PicksTheShortestModelledTime) {
+  for (int sms : {1, 7, 78, 132})
+    for (int heads : {1, 3, 8, 12})
+      for (int seqs : {1, 2})
+        for (int q = 1; q <= 16; ++q) {
+          SCOPED_TRACE("sms=" + std::to_string(sms) + " heads=" + std::to_string(heads) + " sequences=" +
+                       std::to_string(seqs) + " q_blocks=" + std::to_string(q));
+          const int from = attention::long_query_split_from(q, heads, seqs, sms);
+          ASSERT_GE(from, 0);
+          ASSERT_LT(from, std::max(q, 1));
+          const double chosen = attention::long_query_split_time(q, heads, seqs, sms, from);
+          for (int other = 0; other < q; ++other) {
+            const double t = attention::long_query_split_time(q, heads, seqs, sms, other);
+            EXPECT_LE(chosen, t + 1e-9) << "from " << other << " is modelled faster";
+            const bool fewer_ctas = from != 0 && (other == 0 || other > from);
+            if (fewer_ctas) EXPECT_GT(t, chosen + 1e-9) << "a tie with fewer CTAs";
           }
-          return longest;
-        };
-        int best_longest = q, best_ctas = 0;
-        for (int from = 1; from < q; ++from)
-          if (rows * (2 * q - from) <= sms) best_longest = std::min(best_longest, longest_of(from));
-        for (int from = 1; from < q; ++from)
-          if (rows * (2 * q - from) <= sms && longest_of(from) == best_longest && best_longest < q)
-            best_ctas = best_ctas == 0 ? rows * (2 * q - from) : std::min(best_ctas, rows * (2 * q - from));
-        const int from = attention::long_query_split_from(q, rows, sms);
-        if (best_longest == q) {
-          EXPECT_EQ(from, 0);
-          continue;
+          if (from != 0) EXPECT_LT(chosen, attention::long_query_split_time(q, heads, seqs, sms, 0) - 1e-9);
         }
-        ASSERT_GT(from, 0);
-        EXPECT_EQ(longest_of(from), best_longest);
-        EXPECT_EQ(attention::long_query_split_max_blocks(q, from), best_longest);
-        EXPECT_EQ(rows * attention::long_query_split_ctas(q, from), best_ctas);
-        EXPECT_LE(rows * attention::long_query_split_ctas(q, from), sms);
-      }
-  // GPT-3 at S = 1024 (12 heads, 8 blocks) on 132 SMs: blocks 5-7 split (2 + 4, 3 + 4, 3 + 5), 132 CTAs, 5 key
-  // blocks on the longest CTA where there were 8.
-  EXPECT_EQ(attention::long_query_split_from(8, 12, 132), 5);
+  EXPECT_EQ(attention::long_query_split_from(8, 12, 1, 132), 5);  // GPT-3 S = 1024: 132 CTAs
   EXPECT_EQ(attention::long_query_split_ctas(8, 5) * 12, 132);
-  EXPECT_EQ(attention::long_query_split_max_blocks(8, 5), 5);
-  // GPT-3 at S = 2048: 192 tiles, more than the SMs already.
-  EXPECT_EQ(attention::long_query_split_from(16, 12, 132), 0);
-  // One query block: nothing to split.
-  EXPECT_EQ(attention::long_query_split_from(1, 1, 132), 0);
+  EXPECT_EQ(attention::long_query_split_from(8, 8, 1, 132), 5);   // LLaMA S = 1024
+  const int llama2048 = attention::long_query_split_from(16, 8, 1, 132);
+  EXPECT_GT(llama2048, 8);
+  EXPECT_GT(attention::long_query_split_ctas(16, llama2048) * 8, 132);  // more than one wave
+  EXPECT_EQ(attention::long_query_split_from(16, 12, 1, 132), 0);  // GPT-3 S = 2048
+  EXPECT_EQ(attention::long_query_split_from(1, 1, 1, 132), 0);    // one query block: nothing to split
 }

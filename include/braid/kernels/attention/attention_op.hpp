@@ -54,8 +54,9 @@ struct AttentionConfig {
   // distributed shared memory instead of global memory (split_keys then follows from it). Hopper kernel
   // (wg-c2): 2 -- each tile's key blocks halved between a cluster's two CTAs.
   int cluster = 0;
-  // The Hopper kernel (wg-s): the long causal query blocks' key blocks halved between two CTAs, as many blocks as
-  // fit beside the others in one wave, longest first (long_query_split.hpp); the later CTA of a pair merges.
+  // The Hopper kernel (wg-s): the long causal query blocks' key blocks split between two CTAs, from the query block
+  // whose split gives the shortest modelled kernel time, longest first (long_query_split.hpp); the later CTA of a
+  // pair merges.
   bool split_long = false;
   std::string name() const {
     if (hopper) return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "") + (split_long ? "-s" : "");
