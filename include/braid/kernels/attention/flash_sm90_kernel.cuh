@@ -41,7 +41,7 @@ struct FlashSm90Params {
   FlashParams p;          // layout, softmax/dropout constants (q_rows = 128; no cache reads)
   CUtensorMap qkv_map;    // the QKV output [B * S_new, 3 * NH * 128], boxes of 64 columns x 128 rows
   // wg-s (long_query_split.hpp): query blocks split_from .. q_blocks - 1 of every sequence and head have their key
-  // blocks halved between two CTAs, and the later of the two merges; 0: none. The launch grid's y then lists per
+  // blocks split between two CTAs (long_query_split_first), and the later of the two merges; 0: none. The launch grid's y then lists per
   // sequence the split blocks' halves, longest first, and then the unsplit blocks, longest first.
   int split_from = 0;
   float* split_part = nullptr;      // [split tiles][2 warpgroups][kSplitVals / 4][128 threads] float4: the earlier CTA's partial
