@@ -15,4 +15,4 @@ for r in $(seq 2 $((1 + ${ROUNDS:-1}))); do
     --cases ${CASES:-prompt} --commit "${BRAID_COMMIT:-unknown}" > $OUT/r$r.log 2>&1
   echo "== round $r"; grep -E "tuned:|braid [0-9]" $OUT/r$r.log | cut -c1-150
 done
-grep -h "attention alone" $OUT/attn-*-r1.log $OUT/r*.log
+grep -h "attention alone" $OUT/attn-*-r1.log $(ls $OUT/r*.log 2>/dev/null)
