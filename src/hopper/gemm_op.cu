@@ -55,6 +55,17 @@ bool lean_forms_enabled() {
   return g_lean_forms == 1;
 }
 void set_lean_forms(bool on) { g_lean_forms = on ? 1 : 0; }
+namespace {
+int g_early_weights = -1;  // -1: not read from the environment yet
+}  // namespace
+bool early_weights_enabled() {
+  if (g_early_weights < 0) {
+    const char* e = std::getenv("BRAID_EARLY_WEIGHTS");
+    g_early_weights = e != nullptr && std::string(e) == "0" ? 0 : 1;
+  }
+  return g_early_weights == 1;
+}
+void set_early_weights(bool on) { g_early_weights = on ? 1 : 0; }
 long lean_form_launches() { return g_lean_launches.load(); }
 void note_lean_form_launch() { ++g_lean_launches; }
 long synced_form_launches() { return g_synced_launches.load(); }

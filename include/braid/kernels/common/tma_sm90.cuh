@@ -71,6 +71,11 @@ __device__ __forceinline__ void store_2d(const CUtensorMap* map, uint32_t src, i
 __device__ __forceinline__ void store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // The thread's bulk stores have read their shared memory (it may be rewritten).
 __device__ __forceinline__ void store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// All but the thread's kPending most recent bulk store groups have read their shared memory.
+template <int kPending>
+__device__ __forceinline__ void store_wait_read_but() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
+}
 // The thread's bulk stores are complete (their writes performed).
 __device__ __forceinline__ void store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 // Generic-proxy writes to shared memory, then async-proxy reads of them (TMA stores).

@@ -4,12 +4,14 @@
 //
 // The MMA computed D^T, so a thread's accumulator pairs are two adjacent tokens (rows of D) of one weight
 // column (a column of D): straight to D they would be scattered 2-byte stores. Instead the tile goes out
-// one panel of 64 output columns at a time through a TileM x 64 staging buffer in the 128-byte swizzled
+// one panel of 64 output columns at a time through TileM x 64 staging buffers in the 128-byte swizzled
 // layout a TMA box of 64 columns x TileM rows reads (16-byte chunk c of row r at c ^ (r % 8)): the
-// consumers write their values into it transposed (stmatrix .trans: 8x8 blocks of 16-bit values, 16-byte
+// consumers write their values into one transposed (stmatrix .trans: 8x8 blocks of 16-bit values, 16-byte
 // rows; until 2026-11-27 two-byte shared stores, 8x the instructions), thread 0 issues the panel's bulk tensor
-// store, and the consumers go on to the next panel (or tile) -- waiting, before they rewrite the buffer,
-// only until that store has read it. A panel narrower than 64 columns (the tile's last output columns when
+// store, and the consumers go on to the next panel (or tile) in the next buffer of a ring of kBufs
+// (WarpSpecializedTraits::kPanelBufs: what fits beside the pipeline) -- waiting, before they rewrite a
+// buffer, only until the store that last read it is done reading. (With one buffer, a panel's writes
+// waited for the previous panel's store: a 64x320 tile's five panels went out one after another.) A panel narrower than 64 columns (the tile's last output columns when
 // the tile is not whole 64-column panels; SwiGLU's odd 64-row block), or a D that has no tensor map (rows
 // not whole 16-byte pieces), is copied out by the consumer threads instead (16-byte pieces, or elements).
 //
@@ -33,7 +35,7 @@
 namespace braid::hopper::detail {
 
 // (pair_bits: epilogue.cuh; stmatrix: common/stmatrix_sm90.cuh.)
-template <Activation kAct, int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+template <Activation kAct, int kRows, int kCols, int kBufs, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                          int n0_out, Element* buf, int t, int threads, uint32_t bar,
                                                          bool publish) {
@@ -63,6 +65,8 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
   // Row r's chunk c sits at c ^ (r % 8) (the 128-byte swizzle); the warpgroup's first token is a multiple
   // of 8, so that is c ^ (lane % 8) for the row lane gives.
   static_assert(Shape::kGroups % 2 == 0, "8-token groups in pairs");
+  static_assert(kBufs >= 1, "at least one panel buffer");
+  constexpr uint32_t kPanelBytes = uint32_t(kRows) * 128;  // (1024-byte aligned: the swizzle's atom)
   const int wc0 = int(cute::get<0>(coord(0))), tok0 = int(cute::get<1>(coord(0)));
   const int lane = threadIdx.x % 32;
   const int chunk0 = kGlu ? wc0 / 16 : wc0 / 8;
@@ -88,25 +92,36 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
     const int cols = min(width, n_out - n0_out - lo);
     if (cols <= 0) break;  // (the tile's last columns lie past D)
     const bool by_tma = p.d_tma && width == 64;  // a whole 64-column panel (the map clips it at D's edges)
-    if (t == 0) tma::store_wait_read();  // the previous panel's store is done reading the buffer
-    ptx::named_barrier_sync(bar, threads);  // ... and every thread's copy-out of it is done
+    // The panel's buffer. Only a tile's last panel may be copied out by the threads (SwiGLU's lone block),
+    // so with a tensor map every earlier panel committed one bulk group: before panel q rewrites the
+    // buffer of panel q - kBufs, all but the kBufs - 1 latest groups must have been read. A tile's first
+    // panel waits for every store before it (the previous tile's), so panels 1 .. kBufs - 1 need no wait.
+    // Without a tensor map every panel is copied out: one buffer, a barrier before each rewrite.
+    const uint32_t off = p.d_tma ? uint32_t(q % kBufs) * kPanelBytes : 0u;
+    if (q == 0 || !p.d_tma || q >= kBufs) {
+      if (t == 0) {
+        if (q == 0) tma::store_wait_read();
+        else tma::store_wait_read_but<kBufs - 1>();
+      }
+      ptx::named_barrier_sync(bar, threads);  // ... and every thread's copy-out of the buffer is done
+    }
     const int i0 = Shape::kPerBlock * q * kBlocksPerPanel;  // value (0, 0, 0) of the panel's (first) block
 #pragma unroll
     for (int g = 0; g < Shape::kGroups; g += 2) {
       const int i = i0 + 4 * g;
       const uint32_t at = uint32_t(g * 8 * 128);  // token group g's rows
       if constexpr (!kGlu)
-        stsm::x4_trans(addr4 + at, pair(i), pair(i + 2), pair(i + 4), pair(i + 6));
+        stsm::x4_trans(addr4 + off + at, pair(i), pair(i + 2), pair(i + 4), pair(i + 6));
       else if (blocks == 2)
-        stsm::x4_trans(addr4 + at, pair(i), pair(i + Shape::kPerBlock), pair(i + 4), pair(i + Shape::kPerBlock + 4));
+        stsm::x4_trans(addr4 + off + at, pair(i), pair(i + Shape::kPerBlock), pair(i + 4), pair(i + Shape::kPerBlock + 4));
       else
-        stsm::x2_trans(addr2 + at, pair(i), pair(i + 4));
+        stsm::x2_trans(addr2 + off + at, pair(i), pair(i + 4));
     }
     if (by_tma) {
       tma::fence_proxy_async_smem();  // the generic-proxy writes, before the async proxy reads them
       ptx::named_barrier_sync(bar, threads);
       if (t == 0) {
-        tma::store_2d(&p.d_map, base, n0_out + lo, m0);  // (rows past M clipped by the tensor map)
+        tma::store_2d(&p.d_map, base + off, n0_out + lo, m0);  // (rows past M clipped by the tensor map)
         tma::store_commit();
       }
       continue;
@@ -118,12 +133,12 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
         const int r = k / 8, c8 = (k % 8) * 8;
         if (c8 < cols)
           *reinterpret_cast<uint4*>(out + size_t(r) * n_out + c8) =
-              *reinterpret_cast<const uint4*>(bytes + swizzled_offset(r, c8, kRows));
+              *reinterpret_cast<const uint4*>(bytes + off + swizzled_offset(r, c8, kRows));
       }
     } else {
       for (int k = t; k < rows * 64; k += threads) {
         const int r = k / 64, c = k % 64;
-        if (c < cols) out[size_t(r) * n_out + c] = *reinterpret_cast<const Element*>(bytes + swizzled_offset(r, c, kRows));
+        if (c < cols) out[size_t(r) * n_out + c] = *reinterpret_cast<const Element*>(bytes + off + swizzled_offset(r, c, kRows));
       }
     }
   }
@@ -135,20 +150,20 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
   }
 }
 
-template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+template <int kRows, int kCols, int kBufs, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                       int n0_out, Element* buf, int t, int threads, uint32_t bar,
                                                       bool publish, Activation act) {
   switch (act) {
     case Activation::GeLU:
-      return store_tile_transposed_as<Activation::GeLU, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads, bar,
-                                                                      publish);
+      return store_tile_transposed_as<Activation::GeLU, kRows, kCols, kBufs>(accum, coord, p, m0, n0_out, buf, t, threads,
+                                                                             bar, publish);
     case Activation::SwiGLU:
-      return store_tile_transposed_as<Activation::SwiGLU, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads,
-                                                                        bar, publish);
+      return store_tile_transposed_as<Activation::SwiGLU, kRows, kCols, kBufs>(accum, coord, p, m0, n0_out, buf, t,
+                                                                               threads, bar, publish);
     default:  // (ReLU is the convolutions'; GemmOp refuses it)
-      return store_tile_transposed_as<Activation::None, kRows, kCols>(accum, coord, p, m0, n0_out, buf, t, threads, bar,
-                                                                      publish);
+      return store_tile_transposed_as<Activation::None, kRows, kCols, kBufs>(accum, coord, p, m0, n0_out, buf, t, threads,
+                                                                             bar, publish);
   }
 }
 

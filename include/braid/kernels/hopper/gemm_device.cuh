@@ -92,6 +92,9 @@ template <class Traits, int kForm = kFormGeneral>
 void launch_kernel_persistent(typename Traits::Params& params, cudaStream_t s, bool pdl, int ctas,
                               const StageParams& sp, const char* what) {
   params.sp = sp;
+  // Early weights (hopper_gemm_kernel) only where there is a primary grid to overlap: a PDL launch. (Without
+  // PDL the first stages' activations would only queue behind their weights; BRAID_EARLY_WEIGHTS=0: never.)
+  if (!sp.has(kSync) && !(pdl && early_weights_enabled())) params.sp.flags &= ~uint32_t(kWeightsFirst);
   params.groups = tile_groups(sp.grid, params.sched.group);
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(ctas));

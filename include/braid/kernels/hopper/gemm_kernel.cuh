@@ -46,7 +46,8 @@ namespace detail {
 // defined in a header that only their instantiation units include (src/hopper/instances/gemm_*_t.cu), so
 // that work on it rebuilds those four units, not every kernel. `publish`: someone reads the tile's
 // completion (posts, traces) -- its stores must then be performed before this returns.
-template <int kRows, int kCols, class Params, class Element, class Accum, class Coord>
+// `buf`: kBufs panel buffers of kRows x 64 (WarpSpecializedTraits::kPanelBufs).
+template <int kRows, int kCols, int kBufs, class Params, class Element, class Accum, class Coord>
 __device__ __forceinline__ void store_tile_transposed(Accum& accum, const Coord& coord, const Params& p, int m0,
                                                       int n0_out, Element* buf, int t, int threads, uint32_t bar,
                                                       bool publish, Activation act);
@@ -232,7 +233,12 @@ struct WarpSpecializedTraits {
   // buffer holds 64-column swizzled panels, 1024-byte aligned (the pipeline's carve-out for the
   // padded layout leaves room for the alignment).
   static constexpr bool kTmaStore = Staged && !kSegmented;
-  struct SharedStorage {
+  // Transposed: the epilogue's TileM x 64 output panels (store_tile_transposed) go out by TMA from a ring
+  // of kPanelBufs buffers -- as many as fit beside the pipeline the builder sized (its carve-out leaves
+  // room for one), at most a tile's panels. With one buffer each panel waited for the previous panel's
+  // bulk store to have read it, and a 64x320 tile's five panels went out one after another.
+  template <int kPanels_>
+  struct SharedStorageFor {
     typename Mainloop::TensorStorage tensors;
     alignas(16) typename Mainloop::PipelineStorage pipeline;
     BlockSync bs;
@@ -241,10 +247,18 @@ struct WarpSpecializedTraits {
     UnitRing ring;         // dynamic dispatch: unit indices from the producer warp to the consumers
     uint32_t reduce_here;  // split-K: this CTA's split finished the tile last
     ClusterExchangeBarriers xbar;  // split-K through distributed shared memory (cluster_exchange.cuh)
-    alignas(kTmaStore || Transposed ? 1024 : 128) Element_ staging[Transposed ? TileM * 64
+    alignas(kTmaStore || Transposed ? 1024 : 128) Element_ staging[Transposed ? TileM * 64 * kPanels_
                                                       : kTmaStore ? TileM * TileN
                                                       : kStagedEpilogue ? TileM * detail::staging_pitch(TileN) : 8];  // the output tile
   };
+  static constexpr int kPanelBytes = TileM * 64 * int(sizeof(Element_));  // (a multiple of the 1024-byte alignment)
+  static constexpr int panel_buffers() {
+    if (!Transposed) return 1;
+    const int fit = 1 + (smem_per_cta(CtasPerSm) - int(sizeof(SharedStorageFor<1>))) / kPanelBytes;
+    return fit < 1 ? 1 : fit > TileN / 64 ? TileN / 64 : fit;
+  }
+  static constexpr int kPanelBufs = panel_buffers();
+  using SharedStorage = SharedStorageFor<kPanelBufs>;
   static constexpr size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(kSmemBytes <= size_t(smem_per_cta(CtasPerSm)), "the shared storage does not fit CtasPerSm CTAs per SM");
   static_assert(CtasPerSm == 1 || (CtasPerSm == 2 && kThreads * 2 * 128 <= 65536 && !kBigAccumulators),
@@ -478,9 +492,12 @@ struct GemmTraits
 
 // The producer warp's loop over this CTA's work units: for each k-tile, acquire a pipeline stage,
 // [R] load B (weights), [kWait] wait for the A columns this k-tile reads, then load A.
+// `early_weights` (plain loop only): this warp has not waited for the primary grid yet -- the first unit's
+// first stages get their weights, then the warp waits (griddepcontrol.wait), then their activations.
 template <class Traits, bool kWait>
 __device__ __forceinline__ void produce(const typename Traits::Params& p, typename Traits::SharedStorage& smem,
-                                        typename Traits::Pipeline& pipeline, const PersistentScheduler& sched) {
+                                        typename Traits::Pipeline& pipeline, const PersistentScheduler& sched,
+                                        bool early_weights = false) {
   using namespace cute;
   using Mainloop = typename Traits::Mainloop;
   using Pipeline = typename Traits::Pipeline;
@@ -572,6 +589,21 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       }
       return k;
     };
+    // Early weights: B of the unit's first stages (as many as the pipeline holds), the wait for the primary
+    // grid, then A of those stages; returns the next k-tile. (Elected lane only.)
+    auto load_early = [&](int k) {
+      const int pre = min(int(Pipeline::Stages), int(w.k_end) - k);
+      PipelineState s = write;
+      for (int i = 0; i < pre; ++i, ++s) {
+        pipeline.producer_acquire(s);
+        copy(wgt_load.with(*pipeline.producer_get_barrier(s), mc_mask_b), tBgB(_, _, _, k + i), tBsB(_, _, _, s.index()));
+      }
+      ptx::pdl_wait_primary();
+      auto a_k = Traits::a_cursor(tAgA, k);
+      for (int i = 0; i < pre; ++i, ++a_k, ++write)
+        a_k.load(act_load, *pipeline.producer_get_barrier(write), tAsA(_, _, _, write.index()));
+      return k + pre;
+    };
     if constexpr (kWait) {
       if (!w.in_grid) {  // a multicast member below the grid: zeros for A, nothing to wait for
         load_unit(cute::false_type{}, int(w.k_begin));
@@ -596,9 +628,11 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
       // One lane walks the plain loop: with the whole warp in it, every TMA issue sat in a waterfall
       // loop over the (possibly divergent) lanes and the warp reconverged per k-tile (3-5% of a
       // 128x128 GEMM's time).
-      if (elected) load_unit(cute::false_type{}, int(w.k_begin));
+      if (elected) load_unit(cute::false_type{}, early_weights ? load_early(int(w.k_begin)) : int(w.k_begin));
+      early_weights = false;
     }
   }
+  if (early_weights && elected) ptx::pdl_wait_primary();  // (no unit: nothing loaded; wait all the same)
   // Multicast: the peer's consumers release this CTA's stages too (their arrivals land on its empty
   // barriers); wait for every stage to be released before the CTA may leave.
   if constexpr (kMc)
@@ -802,7 +836,12 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
   if constexpr (kNoSync) begin_block_unsynchronized(sp);
   else begin_block(sp, smem.bs);
   if (clustered) cluster::sync();  // the peer's barriers are initialized before any remote arrival or multicast
-  if (!sync) ptx::pdl_wait_primary();  // stream order (possibly PDL-launched): wait for the primary grid
+  // Stream order (possibly PDL-launched): wait for the primary grid. Early weights: a launch whose B nobody
+  // produces (kWeightsFirst: GemmOp refuses a second input, the chains' optimization R) lets its producer warp
+  // load the weights of its first stages before it waits (produce) -- the weights of a kernel made resident
+  // early by PDL come in while the primary is still running; every other thread waits here.
+  const bool early_weights = !sync && !dynamic && sp.has(kWeightsFirst);
+  if (!sync && !(early_weights && warp_group == 0 && warp_in_group == 0)) ptx::pdl_wait_primary();
 
   const PersistentScheduler sched(sp, p.sched, p.groups, /*may_be_dynamic=*/!kLean);
   Mainloop mainloop;
@@ -815,9 +854,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // Two instantiations of the loop: the one that waits carries the semaphore probing; the plain
       // one (stream order, or a GEMM whose A nobody produces) stays small, so that the producer's
       // few registers hold it without spilling and the TMA loads issue back to back.
-      if constexpr (kNoSync) produce<Traits, false>(p, smem, pipeline, sched);
+      if constexpr (kNoSync) produce<Traits, false>(p, smem, pipeline, sched, early_weights);
       else if (sync && sp.num_inputs > 0) produce<Traits, true>(p, smem, pipeline, sched);
-      else produce<Traits, false>(p, smem, pipeline, sched);
+      else produce<Traits, false>(p, smem, pipeline, sched, early_weights);
     } else if (warp_in_group == 1 && posting) {
       // ---------------------------------------------------------------- poster warp
       for (uint32_t n = 0;; ++n) {
@@ -980,7 +1019,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kCtasPerSm) hopper_g
       // by element when D's rows are not whole 16-byte pieces. (The spills were not what makes the
       // 128x128 epilogue slow: same per-tile epilogue time without them, conv-deep-ab results.)
       if constexpr (Traits::kTransposed) {
-        detail::store_tile_transposed<kTileM, kTileN>(accum, coord, p, m0, n0_out, smem.staging, t, Traits::kConsumerThreads,
+        detail::store_tile_transposed<kTileM, kTileN, Traits::kPanelBufs>(accum, coord, p, m0, n0_out, smem.staging, t, Traits::kConsumerThreads,
                                                       Traits::kConsumerBarrier, posting || tile_trace != nullptr, act);
       } else if constexpr (Traits::kTmaStore) {
         if constexpr (kPingpong)  // each warpgroup its own half of the buffer, a 64-column panel at a time

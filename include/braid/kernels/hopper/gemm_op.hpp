@@ -158,6 +158,14 @@ void set_placement_cluster(int size);
 long placement_cluster_launches();  // launches made as placement clusters so far (tests)
 void note_placement_cluster_launch();
 
+// Early weights (hopper_gemm_kernel): a launch without tile sync whose B is never produced (kWeightsFirst, the
+// chains' optimization R) has its producer load the weights of its first pipeline stages before it waits for
+// the primary grid (PDL), while the other threads wait at the start as before. Process-wide, on unless the
+// environment variable BRAID_EARLY_WEIGHTS=0 says otherwise at the first launch; set_early_weights changes it
+// (A/B runs).
+bool early_weights_enabled();
+void set_early_weights(bool on);
+
 // The GEMM kernels' lean forms (gemm_config.hpp, "The forms of braid's GEMM kernels"): a whole-tile GEMM
 // launched without tile sync, dynamic order or traces runs the form of its activation that has none of
 // those paths. Process-wide, on unless the environment variable BRAID_KERNEL_FORM=general says otherwise
