@@ -442,6 +442,31 @@ int main(int argc, char** argv) {
         variants.push_back(v);
       }
     }
+    // The output GEMM by ticket (-dyn): its CTAs resident beside the attention's take tiles as the attention's
+    // query blocks finish, the short ones first (row-major tickets), instead of each owing a fixed share. Its
+    // configuration without what needs static dispatch (pingpong: the cooperative form of the tile).
+    if (!cs.decode && !co.is_skinny) {
+      workloads::GemmChoice dyn_out = co;
+      dyn_out.hopper.pingpong = false;
+      dyn_out.hopper.order = OrderKind::RowMajor;
+      if (const std::string why = workloads::dynamic_dispatch_refusal(dyn_out.hopper); !why.empty()) {
+        std::printf("  (no -dyn variants: %s)\n", why.c_str());
+      } else {
+        for (const char* n : {"tilesync-pdl-dyn", "rowsync-pdl-dyn"}) {
+          AttentionBlockVariant v = AttentionBlockVariant::parse(n);
+          v.qkv = cq;
+          v.attn = ca;
+          v.attn.reverse = false;  // (query blocks in order: the short ones post first)
+          v.out = dyn_out;
+          variants.push_back(v);
+        }
+        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");  // the same stages without tile sync
+        v.qkv = cq;
+        v.attn = ca;
+        v.out = dyn_out;
+        variants.push_back(v);
+      }
+    }
     // Decode: a GEMM alone is timed within ~1 us of another (both weight streams), but chains of skinny
     // GEMMs hand over faster under PDL; where the per-stage pick is not the skinny GEMM, try it too.
     if (sq.is_skinny && so.is_skinny && (!cq.is_skinny || !co.is_skinny))

@@ -23,6 +23,7 @@
 
 #include "braid/kernels/attention/attention_op.hpp"
 #include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/workloads/dynamic_dispatch.hpp"
 #include "braid/workloads/gemm_stage.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/attention_plan.hpp"
@@ -53,6 +54,12 @@ struct AttentionBlockVariant {
   Ordering ordering = Ordering::PDL;  // StreamOrder: braid's kernels, stream-ordered, no tile sync
   bool pdl_only = false;              // with StreamOrder: each kernel PDL-launched (prologue overlap)
   bool weights_first = true;          // R: the output GEMM loads Wo before waiting
+  // "-dyn": the output GEMM takes its tiles by ticket (the stage's dynamic order) instead of a static persistent
+  // schedule. Its CTAs become resident as the QKV GEMM's leave, beside the attention's (a causal prompt's query
+  // blocks hold only NH x S / 128 SMs, the short ones briefly); with a static schedule each CTA still owes its
+  // fixed share of tiles, so the CTAs resident late decide the end. By ticket, in row-major order (a query
+  // block's rows first: the attention finishes the short blocks first), the early CTAs take more tiles.
+  bool dynamic = false;
   // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
   // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
   bool fused = true;
@@ -63,10 +70,10 @@ struct AttentionBlockVariant {
   std::string name() const {
     const std::string pre = fused ? "" : "unfused-";
     if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream");
-    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR");
+    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR") + (dynamic ? "-dyn" : "");
   }
   // The inverse of name(): [unfused-]stream, [unfused-]pdl-only,
-  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR].
+  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn].
   static AttentionBlockVariant parse(const std::string& full) {
     AttentionBlockVariant v;
     std::string text = full;
@@ -80,6 +87,10 @@ struct AttentionBlockVariant {
       return v;
     }
     std::string rest = text;
+    if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-dyn") == 0) {
+      v.dynamic = true;
+      rest.resize(rest.size() - 4);
+    }
     if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "-noR") == 0) {
       v.weights_first = false;
       rest.resize(rest.size() - 4);
@@ -88,7 +99,7 @@ struct AttentionBlockVariant {
     const std::string s = rest.substr(0, dash);
     if (dash == std::string::npos || (s != "tilesync" && s != "rowsync" && s != "stridedsync"))
       throw PlanError("attention variant '" + full + "': expected [unfused-]stream, [unfused-]pdl-only or "
-                      "[unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR]");
+                      "[unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn]");
     v.sync = s == "rowsync" ? Sync::RowSync : s == "stridedsync" ? Sync::StridedSync : Sync::TileSync;
     v.ordering = parse_ordering(rest.substr(dash + 1));
     if (v.ordering == Ordering::StreamOrder) throw PlanError("attention variant '" + full + "': a policy needs an overlapping ordering");
@@ -161,6 +172,16 @@ class AttentionBlock {
     }
     shapes.push_back(out_.tile());
     Plan plan = make_attention_block_plan("attention-block", d);
+    if (v.dynamic) {  // (parse refuses -dyn without a policy; a variant built by hand is checked here)
+      if (v.ordering == Ordering::StreamOrder)
+        throw PlanError("AttentionBlock " + v.name() + ": dynamic dispatch of the output GEMM needs tile sync");
+      if (v.out.is_skinny)
+        throw PlanError("AttentionBlock " + v.name() + ": the skinny output GEMM (" + v.out.name() +
+                        ") has no dynamic dispatch -- use a Hopper GEMM configuration");
+      if (const std::string why = dynamic_dispatch_refusal(v.out.hopper); !why.empty())
+        throw PlanError("AttentionBlock " + v.name() + " output GEMM: " + why);
+      plan.stages.back().dynamic_order = true;
+    }
     plan.stages.front().occupancy = uint32_t(qkv_.occupancy());  // (the simulator's and the W advice's view)
     plan.stages.back().occupancy = uint32_t(out_.occupancy());
     chain_ = std::make_unique<Chain>(plan, shapes, opt);

@@ -15,6 +15,7 @@
 #include "braid/kernels/hopper/conv_op.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/conv_chain_plan.hpp"
+#include "braid/workloads/dynamic_dispatch.hpp"
 
 namespace braid::workloads {
 
@@ -83,8 +84,6 @@ struct ConvChainVariant {
 };
 
 class ConvChain {
-  static bool l_stream_k(const ConvLayer& l) { return l.cfg.stream_k; }
-
  public:
   ConvChain(const ConvChainProblem& p, const ConvChainVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
     BRAID_REQUIRE(!p.layers.empty(), "ConvChain: no layers");
@@ -112,12 +111,9 @@ class ConvChain {
     for (size_t i = 0; i < ops_.size(); ++i) {
       plan.stages[i].block_count = uint32_t(ops_[i].ctas());
       plan.stages[i].dynamic_order = v.dynamic;
-      BRAID_REQUIRE(!v.dynamic || !l_stream_k(p.layers[i]),
-                    "ConvChain layer " + std::to_string(i) + ": dynamic dispatch needs a data-parallel or split-K config");
-      // Multicast clusters (-mc2) walk a group of adjacent tiles together: units dealt statically.
-      BRAID_REQUIRE(!v.dynamic || (p.layers[i].cfg.multicast == 1 && p.layers[i].cfg.group == 1),
-                    "ConvChain layer " + std::to_string(i) + ": " + p.layers[i].cfg.name() +
-                        " runs clusters (groups) of CTAs on adjacent tiles: it needs static dispatch (variant " + v.name() + ")");
+      if (v.dynamic)
+        if (const std::string why = dynamic_dispatch_refusal(p.layers[i].cfg); !why.empty())
+          throw PlanError("ConvChain layer " + std::to_string(i) + ": " + why + " (variant " + v.name() + ")");
       // A reduce-scatter tile's segments wait for each other: they must all be running, which static
       // dispatch under PDL or stream order guarantees (a wait kernel lets the next stage start early).
       BRAID_REQUIRE(!p.layers[i].cfg.segments_wait_for_peers() || (!v.dynamic && v.ordering != Ordering::WaitKernel),
