@@ -445,28 +445,27 @@ int main(int argc, char** argv) {
     // The output GEMM by ticket (-dyn): its CTAs resident beside the attention's take tiles as the attention's
     // query blocks finish, the short ones first (row-major tickets), instead of each owing a fixed share. Its
     // configuration without what needs static dispatch (pingpong: the cooperative form of the tile).
-    if (!cs.decode && !co.is_skinny) {
-      workloads::GemmChoice dyn_out = co;
-      dyn_out.hopper.pingpong = false;
-      dyn_out.hopper.order = OrderKind::RowMajor;
-      if (const std::string why = workloads::dynamic_dispatch_refusal(dyn_out.hopper); !why.empty()) {
-        std::printf("  (no -dyn variants: %s)\n", why.c_str());
-      } else {
-        for (const char* n : {"tilesync-pdl-dyn", "rowsync-pdl-dyn"}) {
+    // Tickets in the configuration's order (column-major: the CTAs running at once share the weights' column
+    // tiles in L2) and row-major (a query block's rows first: the order the attention finishes them).
+    if (!cs.decode && !co.is_skinny)
+      for (OrderKind order : {co.order(), OrderKind::RowMajor}) {
+        workloads::GemmChoice dyn_out = co;
+        dyn_out.hopper.pingpong = false;
+        dyn_out.hopper.order = order;
+        if (const std::string why = workloads::dynamic_dispatch_refusal(dyn_out.hopper); !why.empty()) {
+          std::printf("  (no -dyn variants: %s)\n", why.c_str());
+          break;
+        }
+        for (const char* n : {"tilesync-pdl-dyn", "rowsync-pdl-dyn", "pdl-only"}) {  // (pdl-only: the same stages, no sync)
           AttentionBlockVariant v = AttentionBlockVariant::parse(n);
           v.qkv = cq;
           v.attn = ca;
-          v.attn.reverse = false;  // (query blocks in order: the short ones post first)
+          if (v.dynamic) v.attn.reverse = false;  // (query blocks in order: the short ones post first)
           v.out = dyn_out;
           variants.push_back(v);
         }
-        AttentionBlockVariant v = AttentionBlockVariant::parse("pdl-only");  // the same stages without tile sync
-        v.qkv = cq;
-        v.attn = ca;
-        v.out = dyn_out;
-        variants.push_back(v);
+        if (order == OrderKind::RowMajor) break;
       }
-    }
     // Decode: a GEMM alone is timed within ~1 us of another (both weight streams), but chains of skinny
     // GEMMs hand over faster under PDL; where the per-stage pick is not the skinny GEMM, try it too.
     if (sq.is_skinny && so.is_skinny && (!cq.is_skinny || !co.is_skinny))
@@ -539,6 +538,7 @@ int main(int argc, char** argv) {
           AttentionBlockVariant sv = v;
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
+          sv.dynamic = false;
           AttentionBlock ref(prob, sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, n_y * 2, s));
           ref.run(s);
@@ -563,7 +563,7 @@ int main(int argc, char** argv) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
           const auto trace = bench::record_trace(tb, s);
           std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
-                            v.name() + (v.qkv.order() == OrderKind::RowMajor ? "-qkvrow" : "");
+                            v.name() + "-" + config_key(v);
           bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", trace);
           std::printf("    trace %s: %s\n", tag.c_str(), bench::trace_summary(trace).c_str());
         }
