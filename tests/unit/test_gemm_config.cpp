@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "braid/kernels/hopper/gemm_config.hpp"
+#include "braid/workloads/dynamic_dispatch.hpp"
 
 using namespace braid;
 using namespace braid::hopper;
@@ -219,4 +220,27 @@ TEST(GemmConfig, TransposedKernelsPackSwigluInSixteenColumnBlocks) {
       const int want = j < F ? w[size_t(k) * 2 * F + (up ? F : 0) + j] : 0;
       EXPECT_EQ(packed[size_t(k) * P + p], want) << "k=" << k << " p=" << p;
     }
+}
+
+// Which configurations a chain stage may run under dynamic dispatch (tickets), and the reason for the others:
+// the one check the conv chain and the attention block's -dyn variants share (workloads/dynamic_dispatch.hpp).
+TEST(GemmConfig, DynamicDispatchRefusals) {
+  auto refusal = [](const std::string& name) {
+    GemmConfig c;
+    EXPECT_EQ(parse_gemm_config(name, c), "") << name;
+    return workloads::dynamic_dispatch_refusal(c);
+  };
+  for (const char* ok : {"128x128", "128x128-staged", "128x256-sk3", "64x192-staged", "192x192-t", "128x128-rowmajor"})
+    EXPECT_EQ(refusal(ok), "") << ok;
+  const std::vector<std::pair<const char*, const char*>> refused = {{"128x128-streamk", "stream-K"},
+                                                                    {"128x128-staged-pp", "pingpong"},
+                                                                    {"128x128-mc2", "clusters"},
+                                                                    {"128x192-g4-streamk", "stream-K"},
+                                                                    {"128x128-sk3-rs", "reduce-scatter"},
+                                                                    {"64x320-t-mc4", "clusters"}};
+  for (const auto& [name, why] : refused) {
+    const std::string r = refusal(name);
+    EXPECT_NE(r.find(why), std::string::npos) << name << ": " << r;
+    EXPECT_NE(r.find(name), std::string::npos) << "the reason names the configuration: " << r;
+  }
 }
