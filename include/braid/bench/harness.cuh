@@ -43,12 +43,15 @@ __global__ void l2_evict_read_kernel(const uint4* p, size_t n, uint32_t* sink) {
 class Timer {
  public:
   // flush_bytes: size of the eviction buffer, read before every timed repetition (0: no eviction).
-  // BRAID_FLUSH=memset restores the old eviction by a memset (dirty lines; for comparisons).
+  // BRAID_FLUSH=memset restores the old eviction by a memset (dirty lines; for comparisons); BRAID_FLUSH=none
+  // times with nothing evicted (code and data warm in L2 from the repetition before: what the eviction costs,
+  // for diagnosis -- never for a result against a peer).
   explicit Timer(cudaStream_t s, size_t flush_bytes = size_t(256) << 20) : s_(s), flush_bytes_(flush_bytes) {
     BRAID_CUDA_CHECK(cudaEventCreate(&a_));
     BRAID_CUDA_CHECK(cudaEventCreate(&b_));
     const char* mode = std::getenv("BRAID_FLUSH");
     flush_by_memset_ = mode != nullptr && std::string(mode) == "memset";
+    if (mode != nullptr && std::string(mode) == "none") flush_bytes_ = 0;
     if (flush_bytes_) {
       BRAID_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_ + 64));
       BRAID_CUDA_CHECK(cudaMemset(flush_, 0x5a, flush_bytes_ + 64));

@@ -274,6 +274,9 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     // fetched cold, so a second copy costs its fetch). K and V stages are released separately: K_j as
     // soon as S_j is done, V_j once P_j.V_j is.
     tma::wait(&q_full, 0);
+    // Traces (general form only): the SM clock from Q's arrival to the last P.V, and when that was.
+    const bool traced = sp.trace != nullptr && tid == 128;
+    const uint64_t trace_t0 = traced ? ptx::globaltimer_ns() : 0, trace_c0 = traced ? ptx::clock_cycles() : 0;
     float alpha[2];
     if (n_blocks > 0) {  // (split 1 of a one-block tile has none: its partial is empty)
     for (int j = 0; j < n_blocks; ++j) {
@@ -307,6 +310,11 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     wg::wait<0>();
     wg::fence_regs(o);
     tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
+    }
+    if (traced) {  // (post() writes the record's other fields from thread 0)
+      TileTrace& r = sp.trace[linear(tile, sp.grid)];
+      r.mainloop_end_ns = ptx::globaltimer_ns();
+      r.mainloop_mhz = clock_mhz(ptx::clock_cycles() - trace_c0, r.mainloop_end_ns - trace_t0);
     }
 
     bool stores = split == 0;  // this CTA writes O
