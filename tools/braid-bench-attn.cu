@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -62,6 +63,42 @@ struct Case {
 };
 
 }  // namespace
+
+// BRAID_ATTN_PHASES (diagnostic): one more launch of a Hopper prompt configuration after an L2 eviction, with
+// the kernel's per-CTA phase stamps (AttentionArgs::phase_ns), printed as each phase's median and maximum
+// over the CTAs, in µs from the CTA's entry.
+static void print_attention_phases(attention::AttentionArgs a, const attention::AttentionConfig& c, bench::Timer& timer,
+                                   cudaStream_t s) {
+  constexpr int kP = attention::kPromptKernelPhases;
+  const size_t ctas = size_t(a.NH) * a.B * a.S_new / 128 * 2;  // (at most twice the tiles: wg-c2, wg-s)
+  uint64_t* d = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&d, ctas * kP * sizeof(uint64_t)));
+  BRAID_CUDA_CHECK(cudaMemset(d, 0, ctas * kP * sizeof(uint64_t)));
+  a.phase_ns = d;
+  attention::AttentionOp op;
+  if (op.prepare(a, c).empty()) {
+    timer.evict();
+    op.run(s);
+    BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<uint64_t> h(ctas * kP);
+    BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    static const char* names[kP] = {"entry", "primary", "Q issued", "Q in", "K0 in", "S0 done", "loop done", "O stored"};
+    uint64_t first = ~0ull;
+    for (size_t i = 0; i < ctas; ++i)
+      if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
+    std::printf("    phases %s (µs from the CTA's entry: median / max over CTAs; entry from the first CTA's):", c.name().c_str());
+    for (int k = 0; k < kP; ++k) {
+      std::vector<double> v;
+      for (size_t i = 0; i < ctas; ++i)
+        if (h[i * kP] != 0 && h[i * kP + k] != 0) v.push_back(double(h[i * kP + k] - (k == 0 ? first : h[i * kP])) * 1e-3);
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      std::printf(" %s %.1f/%.1f", names[k], v[v.size() / 2], v.back());
+    }
+    std::printf("\n");
+  }
+  BRAID_CUDA_CHECK(cudaFree(d));
+}
 
 int main(int argc, char** argv) {
 #ifndef BRAID_HAVE_HOPPER
@@ -399,6 +436,7 @@ int main(int argc, char** argv) {
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
         const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
         attn_timed.push_back({us, c});
+        if (c.hopper && std::getenv("BRAID_ATTN_PHASES") != nullptr) print_attention_phases(a, c, timer, s);
         if (us < ta) {
           ta = us;
           ca = c;

@@ -214,6 +214,7 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     if (major != 9) return "the Hopper attention kernel (wg) needs an sm_90 GPU";
     p.reverse_rows = c.reverse ? 1 : 0;
     im->p90.p = p;
+    im->p90.phase_ns = a.phase_ns;
     const uint64_t cols = uint64_t(3) * a.NH * D;
     if (auto why = tma::encode_2d(im->p90.qkv_map, a.qkv, 2, cols, uint64_t(a.B) * a.S_new, cols * 2, 64, sm90::kBlockM);
         !why.empty())

@@ -25,6 +25,9 @@ namespace braid::attention {
 
 using hopper::DType;
 
+// Stamps per CTA of AttentionArgs::phase_ns (FlashSm90Params::phase_ns names them).
+inline constexpr int kPromptKernelPhases = 8;
+
 struct AttentionArgs {
   DType dtype = DType::F16;
   const void* qkv = nullptr;  // [B * S_new, 3 * NH * 128]: Q heads | K heads | V heads
@@ -38,6 +41,9 @@ struct AttentionArgs {
   uint64_t seed = 0;
   bool update_cache = false;  // write the new tokens' K, V into the cache at S_cached ..
   float scale = 0;            // softmax scale; 0: 1 / sqrt(128)
+  // Diagnostic, the Hopper prompt kernel only (null: off): per CTA, kPromptKernelPhases %globaltimer stamps
+  // (FlashSm90Params::phase_ns says which), indexed by the linear block index of its launch grid.
+  uint64_t* phase_ns = nullptr;
 };
 
 struct AttentionConfig {

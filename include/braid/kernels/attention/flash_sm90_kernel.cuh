@@ -29,6 +29,7 @@
 #include "braid/core/grid_stage.cuh"
 #include "braid/core/stage.cuh"
 #include "braid/kernels/attention/attention_common.cuh"
+#include "braid/kernels/attention/attention_op.hpp"
 #include "braid/kernels/attention/long_query_split.hpp"
 #include "braid/kernels/attention/wgmma_sm90.cuh"
 #include "braid/kernels/common/cluster_sm90.cuh"
@@ -46,6 +47,10 @@ struct FlashSm90Params {
   int split_from = 0;
   float* split_part = nullptr;      // [split tiles][2 warpgroups][kSplitVals / 4][128 threads] float4: the earlier CTA's partial
   uint64_t* split_state = nullptr;  // [split tiles]: +1 per arrival, +2 when the partial is out; zero between launches
+  // Diagnostic (AttentionArgs::phase_ns; null: off): per CTA (linear block index) kPhases %globaltimer stamps --
+  // entry, the primary grid done, Q issued (producer thread); Q arrived, K_0 arrived, S_0 done, the key loop done,
+  // O stored (first consumer thread).
+  uint64_t* phase_ns = nullptr;
 };
 
 namespace sm90 {
@@ -62,6 +67,7 @@ constexpr uint32_t kSmemV = kSmemK + kStages * kTileBytes;
 constexpr uint32_t kSmemBytes = kSmemV + kStages * kTileBytes + 1024;  // + alignment slack
 constexpr int kProducerRegs = 24, kConsumerRegs = 240;  // consumers spill below 240; the producer's (cold) wait path spills at 24
 constexpr int kSplitVals = 64 + 4;  // a consumer thread's partial of a key split: O, and per row the max and the sum
+constexpr int kPhases = kPromptKernelPhases;  // FlashSm90Params::phase_ns stamps per CTA
 
 }  // namespace sm90
 
@@ -87,6 +93,12 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
   const uint32_t smem = (mma::smem_u32(smem_raw) + 1023u) & ~1023u;  // the 128-byte swizzle's alignment
 
   const int tid = threadIdx.x, wgi = tid / 128;
+  uint64_t* const phases =
+      P.phase_ns == nullptr ? nullptr : P.phase_ns + (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * kPhases;
+  auto stamp = [&](int k) {
+    if (phases != nullptr) phases[k] = ptx::globaltimer_ns();
+  };
+  if (tid == 0) stamp(0);
   if (tid == 0) {
     tma::prefetch_map(&P.qkv_map);  // the descriptor's fetch under the set-up, not before the first load
     tma::init(&q_full, 1);
@@ -99,6 +111,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     tma::fence_init();
   }
   begin_grid_block(sp, bs);  // (its barrier also publishes the mbarrier initialization)
+  if (tid == 0) stamp(1);
 
   // This CTA's tile (head h, query block y) and, where the tile's keys are split, which half it computes.
   const int h = blockIdx.x;
@@ -163,6 +176,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
       tma::arrive_expect_tx(&q_full, kTileBytes);
       for (int pnl = 0; pnl < 2; ++pnl)
         tma::load_2d(smem + kSmemQ + pnl * kPanelBytes, &P.qkv_map, h * D + pnl * 64, row0, &q_full, keep);
+      stamp(2);
       uint32_t ready_until = 0;  // QKV rows known complete (K and V of a row tile are waited on once)
       for (int j = 0; j < n_blocks; ++j) {
         const int s = j % kStages;
@@ -274,6 +288,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     // fetched cold, so a second copy costs its fetch). K and V stages are released separately: K_j as
     // soon as S_j is done, V_j once P_j.V_j is.
     tma::wait(&q_full, 0);
+    if (tid == 128) stamp(3);
     // Traces (general form only): the SM clock from Q's arrival to the last P.V, and when that was.
     const bool traced = sp.trace != nullptr && tid == 128;
     const uint64_t trace_t0 = traced ? ptx::globaltimer_ns() : 0, trace_c0 = traced ? ptx::clock_cycles() : 0;
@@ -281,6 +296,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     if (n_blocks > 0) {  // (split 1 of a one-block tile has none: its partial is empty)
     for (int j = 0; j < n_blocks; ++j) {
       tma::wait(&k_full[j % kStages], (j / kStages) & 1);
+      if (j == 0 && tid == 128) stamp(4);
       wg::fence_regs(o);
       wg::fence();
       issue_scores(j);
@@ -290,6 +306,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
         wg::wait<1>();  // S_j done; P_{j-1}.V_{j-1} may still run
       } else {
         wg::wait<0>();
+        if (tid == 128) stamp(5);
       }
       wg::fence_regs(sc);
       tma::arrive(&k_empty[j % kStages]);
@@ -311,6 +328,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     wg::fence_regs(o);
     tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
     }
+    if (tid == 128) stamp(6);
     if (traced) {  // (post() writes the record's other fields from thread 0)
       TileTrace& r = sp.trace[linear(tile, sp.grid)];
       r.mainloop_end_ns = ptx::globaltimer_ns();
@@ -441,6 +459,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     }
     // The KV-cache update: the block's new tokens' K and V rows (every one waited on by the producer
     // of the CTA that holds the diagonal block, and loaded through the barriers above).
+    if (tid == 128) stamp(7);
     if (p.write_cache && holds_diagonal) detail::copy_new_kv_to_cache<T>(p, b, h, q0 + c * 64, 64, t, 128);
     if (pair) cluster::sync();
   }
