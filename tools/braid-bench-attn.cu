@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "braid/bench/attention_reference.cuh"
+#include "braid/bench/code_footprint.cuh"
 #include "braid/bench/conv_reference.cuh"
 #include "braid/bench/harness.cuh"
 #include "braid/bench/peers.hpp"
@@ -437,6 +438,17 @@ int main(int argc, char** argv) {
         const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
         attn_timed.push_back({us, c});
         if (c.hopper && std::getenv("BRAID_ATTN_PHASES") != nullptr) print_attention_phases(a, c, timer, s);
+        // BRAID_ATTN_BEFORE=icache|tiny (diagnostic, code_footprint.cuh): the same launch timed after a kernel that
+        // displaces the SMs' instruction caches (icache) or after one that displaces nothing (tiny) -- the kernel
+        // switch's cost, as braid-gemm --before measures it for the GEMMs.
+        if (const char* before = std::getenv("BRAID_ATTN_BEFORE"); before != nullptr && c.hopper) {
+          const bool large = std::string(before) == "icache";
+          static uint32_t* scratch = nullptr;
+          if (scratch == nullptr) BRAID_CUDA_CHECK(cudaMalloc(&scratch, sizeof(uint32_t)));
+          const double after = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3,
+                                               [&] { bench::launch_footprint(large, sms, scratch, s); });
+          std::printf("    %s alone %.1f us, after %s %.1f us\n", c.name().c_str(), us, large ? "icache" : "tiny", after);
+        }
         if (us < ta) {
           ta = us;
           ca = c;
