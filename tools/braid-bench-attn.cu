@@ -65,29 +65,26 @@ struct Case {
 
 }  // namespace
 
-// BRAID_ATTN_PHASES (diagnostic): one more launch of a Hopper prompt configuration after an L2 eviction, with
-// the kernel's per-CTA phase stamps (AttentionArgs::phase_ns), printed as each phase's median and maximum
-// over the CTAs, in µs from the CTA's entry.
-static void print_attention_phases(attention::AttentionArgs a, const attention::AttentionConfig& c, bench::Timer& timer,
-                                   cudaStream_t s) {
-  constexpr int kP = attention::kPromptKernelPhases;
-  const size_t ctas = size_t(a.NH) * a.B * a.S_new / 128 * 2;  // (at most twice the tiles: wg-c2, wg-s)
+// BRAID_ATTN_PHASES (diagnostic): one more launch after an L2 eviction with the Hopper prompt kernel's per-CTA phase
+// stamps (AttentionArgs::phase_ns), printed as each phase's median and maximum over the CTAs, in µs from the CTA's
+// entry ("entry" itself from the first CTA's) -- for the attention alone, and inside the PDL-alone chain.
+struct AttentionPhases {
+  static constexpr int kP = attention::kPromptKernelPhases;
+  size_t ctas;
   uint64_t* d = nullptr;
-  BRAID_CUDA_CHECK(cudaMalloc(&d, ctas * kP * sizeof(uint64_t)));
-  BRAID_CUDA_CHECK(cudaMemset(d, 0, ctas * kP * sizeof(uint64_t)));
-  a.phase_ns = d;
-  attention::AttentionOp op;
-  if (op.prepare(a, c).empty()) {
-    timer.evict();
-    op.run(s);
-    BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+  explicit AttentionPhases(int NH, int B, int S_new) : ctas(size_t(NH) * B * S_new / 128 * 2) {  // (wg-c2, wg-s: 2x)
+    BRAID_CUDA_CHECK(cudaMalloc(&d, ctas * kP * sizeof(uint64_t)));
+    BRAID_CUDA_CHECK(cudaMemset(d, 0, ctas * kP * sizeof(uint64_t)));
+  }
+  ~AttentionPhases() { cudaFree(d); }
+  void print(const std::string& label) const {
     std::vector<uint64_t> h(ctas * kP);
     BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     static const char* names[kP] = {"entry", "primary", "Q issued", "Q in", "K0 in", "S0 done", "loop done", "O stored"};
     uint64_t first = ~0ull;
     for (size_t i = 0; i < ctas; ++i)
       if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
-    std::printf("    phases %s (µs from the CTA's entry: median / max over CTAs; entry from the first CTA's):", c.name().c_str());
+    std::printf("    phases %s (µs from the CTA's entry: median / max over CTAs; entry from the first CTA's):", label.c_str());
     for (int k = 0; k < kP; ++k) {
       std::vector<double> v;
       for (size_t i = 0; i < ctas; ++i)
@@ -98,7 +95,17 @@ static void print_attention_phases(attention::AttentionArgs a, const attention::
     }
     std::printf("\n");
   }
-  BRAID_CUDA_CHECK(cudaFree(d));
+};
+static void print_attention_phases(attention::AttentionArgs a, const attention::AttentionConfig& c, bench::Timer& timer,
+                                   cudaStream_t s) {
+  AttentionPhases ph(a.NH, a.B, a.S_new);
+  a.phase_ns = ph.d;
+  attention::AttentionOp op;
+  if (!op.prepare(a, c).empty()) return;
+  timer.evict();
+  op.run(s);
+  BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+  ph.print(c.name() + " alone");
 }
 
 int main(int argc, char** argv) {
@@ -608,6 +615,16 @@ int main(int argc, char** argv) {
         if (pass && us < best_us) {
           best_us = us;
           best_name = name;
+        }
+        if (std::getenv("BRAID_ATTN_PHASES") != nullptr && v.fused && v.attn.hopper && v.ordering == Ordering::StreamOrder) {
+          AttentionPhases ph(prob.NH, prob.B, prob.S_new);
+          AttentionBlockProblem pp = prob;
+          pp.attn_phase_ns = ph.d;
+          AttentionBlock pb(pp, v);
+          timer.evict();
+          pb.run(s);
+          pb.check(s);
+          ph.print("in " + name);
         }
         if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});

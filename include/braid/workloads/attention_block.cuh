@@ -45,6 +45,7 @@ struct AttentionBlockProblem {
   float dropout_p = 0;
   uint64_t seed = 0;
   bool update_cache = false;
+  uint64_t* attn_phase_ns = nullptr;  // diagnostic: the Hopper prompt kernel's phase stamps (AttentionArgs::phase_ns)
 };
 
 struct AttentionBlockVariant {
@@ -129,6 +130,7 @@ class AttentionBlock {
     a.dropout_p = p.dropout_p;
     a.seed = p.seed;
     a.update_cache = p.update_cache;
+    a.phase_ns = p.attn_phase_ns;
     if (v.fused) {
       if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
     } else if (auto why = unfused_.prepare(a); !why.empty()) {
