@@ -563,6 +563,14 @@ int main(int argc, char** argv) {
         v.qkv.skinny_config.late_trigger = true;
         variants.push_back(v);
       }
+    // The Hopper attention under PDL alone also with its trigger after the key loop (-lt): the output GEMM's CTAs
+    // (and their early weights) then arrive when the attention's loads are done, not beside its whole run.
+    for (size_t i = 0, n = variants.size(); i < n; ++i)
+      if (variants[i].pdl_only && variants[i].fused && variants[i].attn.hopper && !variants[i].attn.late_trigger) {
+        AttentionBlockVariant v = variants[i];
+        v.attn.late_trigger = true;
+        variants.push_back(v);
+      }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
     for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);

@@ -42,6 +42,12 @@ struct AttentionOp::Impl {
 std::string parse_attention_config(const std::string& text, AttentionConfig& out) {
   AttentionConfig c;
   size_t pos = 0;
+  if (text.rfind("wg", 0) == 0 && text.size() > 3 && text.compare(text.size() - 3, 3, "-lt") == 0) {  // wg...-lt
+    if (auto why = parse_attention_config(text.substr(0, text.size() - 3), c); !why.empty()) return why;
+    c.late_trigger = true;
+    out = c;
+    return "";
+  }
   if (text == "wg-s") {
     c.hopper = true;
     c.split_long = true;
@@ -56,7 +62,8 @@ std::string parse_attention_config(const std::string& text, AttentionConfig& out
     return "";
   }
   if (text.size() < 2 || (text[0] != 'w' && text[0] != 'd'))
-    return "an attention config starts with w<warps> or d<warps> (decode kernel), or is wg[-r][-c2] or wg-s (got '" + text + "')";
+    return "an attention config starts with w<warps> or d<warps> (decode kernel), or is wg[-r][-c2][-lt] or wg-s[-lt] (got '" +
+           text + "')";
   c.decode = text[0] == 'd';
   try {
     c.warps = std::stoi(text.substr(1), &pos);
@@ -215,6 +222,7 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
     p.reverse_rows = c.reverse ? 1 : 0;
     im->p90.p = p;
     im->p90.phase_ns = a.phase_ns;
+    im->p90.late_trigger = c.late_trigger ? 1 : 0;
     const uint64_t cols = uint64_t(3) * a.NH * D;
     if (auto why = tma::encode_2d(im->p90.qkv_map, a.qkv, 2, cols, uint64_t(a.B) * a.S_new, cols * 2, 64, sm90::kBlockM);
         !why.empty())
@@ -332,12 +340,18 @@ std::string AttentionOp::name() const {
 static void launch_form(const AttentionOp::Impl& i, const LaunchCtx& ctx) {
   const bool lean = hopper::launch_fits_lean_form(ctx.params) && (i.kernel90 ? i.lean90 != nullptr : i.lean != nullptr);
   if (lean) hopper::note_lean_form_launch();
-  if (i.kernel90)
+  if (i.kernel90) {
+    // -lt: the trigger moves from the block's start (begin_block) to the end of its key loop (the kernel).
+    FlashSm90Params p90 = i.p90;
+    StageParams sp = ctx.params;
+    p90.late_trigger = i.p90.late_trigger && sp.has(kPdlTrigger) ? 1 : 0;
+    if (p90.late_trigger) sp.flags &= ~uint32_t(kPdlTrigger);
     launch_kernel_clustered(ctx, lean ? i.lean90 : i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
-                            dim3(1, 1, uint32_t(i.cluster)), i.p90, ctx.params);
-  else
+                            dim3(1, 1, uint32_t(i.cluster)), p90, sp);
+  } else {
     launch_kernel_clustered(ctx, lean ? i.lean : i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
                             dim3(1, 1, uint32_t(i.cluster)), i.p, ctx.params);
+  }
 }
 
 void AttentionOp::launch(const LaunchCtx& ctx) const {

@@ -159,6 +159,13 @@ AttentionConfig hopper_split_long() {
   return c;
 }
 
+// The Hopper kernel with its PDL trigger after the key loop (-lt).
+AttentionConfig hopper_late_trigger() {
+  AttentionConfig c{4, 0, false, true};
+  c.late_trigger = true;
+  return c;
+}
+
 // The decode kernel with its keys split over a cluster of `ctas` CTAs.
 AttentionConfig decode_cluster(int warps, int ctas) {
   AttentionConfig c{warps, 0, false, false, true};
@@ -332,6 +339,12 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(cfg.name(), "w1-s256");
   EXPECT_NE(attention::parse_attention_config("x4", cfg), "");
   EXPECT_EQ(attention::parse_attention_config("w4-s128-r", cfg), "");
+  for (const char* n : {"wg-lt", "wg-r-c2-lt", "wg-s-lt"}) {
+    EXPECT_EQ(attention::parse_attention_config(n, cfg), "") << n;
+    EXPECT_TRUE(cfg.late_trigger && cfg.hopper) << n;
+    EXPECT_EQ(cfg.name(), n);
+  }
+  EXPECT_NE(attention::parse_attention_config("wg-x-lt", cfg), "");
   EXPECT_TRUE(cfg.reverse);
   EXPECT_EQ(cfg.split_keys, 128);
   EXPECT_NE(attention::parse_attention_config("w4-q", cfg), "");
@@ -455,6 +468,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {2, 512, 0, 2, 512, g128, g64, hopper_split_long()},  // ... the long query blocks' keys split, merged by the later
       {1, 256, 0, 3, 512, g64x192, g128, {4, 0}},                 // prompt, 64x192 QKV tiles (3 heads: 192 divides HD)
       {1, 384, 0, 3, 512, g64x192, g128, {4, 0, false, true}},    // ... the Hopper kernel waiting for them
+      {1, 512, 0, 2, 512, g128, g128, hopper_late_trigger()},      // the Hopper kernel's PDL trigger after its key loop
   };
   const DType dt = DType::F16;
   cudaStream_t s;

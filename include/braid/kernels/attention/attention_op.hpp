@@ -64,8 +64,14 @@ struct AttentionConfig {
   // whose split gives the shortest modelled kernel time, longest first (long_query_split.hpp); the later CTA of a
   // pair merges.
   bool split_long = false;
+  // The Hopper kernel ("-lt"): under PDL, each CTA lets the dependent grid launch once its key loop is done instead of
+  // at its start, so that the next stage's CTAs (the output GEMM's, loading their first weights) are not resident
+  // beside it while it loads and computes (bench/results/early-weights-h100-20261128/README.md, section 6).
+  bool late_trigger = false;
   std::string name() const {
-    if (hopper) return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "") + (split_long ? "-s" : "");
+    if (hopper)
+      return std::string("wg") + (reverse ? "-r" : "") + (cluster == 2 ? "-c2" : "") + (split_long ? "-s" : "") +
+             (late_trigger ? "-lt" : "");
     if (decode)
       return "d" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
              (cluster ? "-c" + std::to_string(cluster) : std::string());
@@ -73,7 +79,8 @@ struct AttentionConfig {
            (reverse ? "-r" : "");
   }
 };
-// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "wg-s", "d4-s256", "d8-c8"); "" or what is wrong.
+// Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "wg-s", "wg-r-lt", "d4-s256",
+// "d8-c8"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

@@ -51,6 +51,10 @@ struct FlashSm90Params {
   // entry, the primary grid done, Q issued (producer thread); Q arrived, K_0 arrived, S_0 done, the key loop done,
   // O stored (first consumer thread).
   uint64_t* phase_ns = nullptr;
+  // -lt (AttentionConfig::late_trigger; AttentionOp clears the launch's kPdlTrigger then): every thread lets the
+  // dependent grid launch when its part of the key loop is done -- the producer once its loads are issued, the
+  // consumers after their last P.V -- instead of at the block's start.
+  int late_trigger = 0;
 };
 
 namespace sm90 {
@@ -199,6 +203,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
                        int(r0), &v_full[s], keep);
       }
     }
+    if (P.late_trigger) ptx::pdl_launch_dependents();  // (the producer warpgroup's part of -lt: its loads are issued)
     if (pair) {  // (the consumers' two cluster barriers: every thread of the cluster arrives at each)
       cluster::sync();
       cluster::sync();
@@ -329,6 +334,7 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     tma::arrive(&v_empty[(n_blocks - 1) % kStages]);
     }
     if (tid == 128) stamp(6);
+    if (P.late_trigger) ptx::pdl_launch_dependents();
     if (traced) {  // (post() writes the record's other fields from thread 0)
       TileTrace& r = sp.trace[linear(tile, sp.grid)];
       r.mainloop_end_ns = ptx::globaltimer_ns();
