@@ -97,6 +97,8 @@ static int rows_per_cta(const AttentionConfig& c) {
 
 std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionConfig& c) {
   if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "dtype must be fp16 or bf16";
+  if (c.late_trigger && !c.hopper)
+    return "the late PDL trigger (-lt) is the Hopper prompt kernel's option (wg...-lt); the other kernels trigger at their start";
   if (c.hopper) {
     if (a.S_cached != 0) return "the Hopper attention kernel (wg) reads no cached keys (S_cached must be 0): use w1/w4";
     if (a.S_new % sm90::kBlockM != 0)

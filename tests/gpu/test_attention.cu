@@ -345,6 +345,9 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
     EXPECT_EQ(cfg.name(), n);
   }
   EXPECT_NE(attention::parse_attention_config("wg-x-lt", cfg), "");
+  AttentionConfig w4_late{4, 0};
+  w4_late.late_trigger = true;  // (only the Hopper prompt kernel has it)
+  EXPECT_NE(AttentionOp::can_implement(a, w4_late).find("-lt"), std::string::npos);
   EXPECT_TRUE(cfg.reverse);
   EXPECT_EQ(cfg.split_keys, 128);
   EXPECT_NE(attention::parse_attention_config("w4-q", cfg), "");

@@ -58,8 +58,10 @@ struct AttentionBlockVariant {
   // "-dyn": the output GEMM takes its tiles by ticket (the stage's dynamic order) instead of a static persistent
   // schedule. Its CTAs become resident as the QKV GEMM's leave, beside the attention's (a causal prompt's query
   // blocks hold only NH x S / 128 SMs, the short ones briefly); with a static schedule each CTA still owes its
-  // fixed share of tiles, so the CTAs resident late decide the end. By ticket, in row-major order (a query
-  // block's rows first: the attention finishes the short blocks first), the early CTAs take more tiles.
+  // fixed share of tiles, so the CTAs resident late decide the end. By ticket (in the output configuration's order;
+  // braid-bench-attn tries its default and row-major, a query block's rows first) the early CTAs can take more tiles
+  // -- where the attention finishes some query blocks early, which at the measured prompts it does not
+  // (bench/results/early-weights-h100-20261128/README.md, section 3).
   bool dynamic = false;
   // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
   // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
