@@ -339,6 +339,8 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(cfg.name(), "w1-s256");
   EXPECT_NE(attention::parse_attention_config("x4", cfg), "");
   EXPECT_EQ(attention::parse_attention_config("w4-s128-r", cfg), "");
+  EXPECT_TRUE(cfg.reverse);
+  EXPECT_EQ(cfg.split_keys, 128);
   for (const char* n : {"wg-lt", "wg-r-c2-lt", "wg-s-lt"}) {
     EXPECT_EQ(attention::parse_attention_config(n, cfg), "") << n;
     EXPECT_TRUE(cfg.late_trigger && cfg.hopper) << n;
@@ -348,8 +350,6 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   AttentionConfig w4_late{4, 0};
   w4_late.late_trigger = true;  // (only the Hopper prompt kernel has it)
   EXPECT_NE(AttentionOp::can_implement(a, w4_late).find("-lt"), std::string::npos);
-  EXPECT_TRUE(cfg.reverse);
-  EXPECT_EQ(cfg.split_keys, 128);
   EXPECT_NE(attention::parse_attention_config("w4-q", cfg), "");
   EXPECT_EQ(attention::parse_attention_config("wg-r", cfg), "");
   EXPECT_TRUE(cfg.hopper && cfg.reverse);
