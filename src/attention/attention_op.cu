@@ -278,7 +278,7 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
   im->launch_grid = dim3(uint32_t(a.NH), uint32_t(a.B * q_blocks), uint32_t(splits));
   im->threads = 32 * c.warps;
-  im->smem = c.decode ? decode_smem_floats(c.warps, q_rows, splits) * sizeof(float)
+  im->smem = c.decode ? decode_smem_floats(c.warps, q_rows, splits, p.cluster_merge != 0) * sizeof(float)
                       : size_t(bm) * kRowBytes + 2 * size_t(kv_buffers) * kKeyBlock * kRowBytes;
   if (splits > 1 && !p.cluster_merge) {
     const size_t tiles = size_t(a.NH) * a.B * q_blocks, rows = tiles * splits * q_rows;

@@ -69,15 +69,29 @@ __device__ __forceinline__ void unpack8(const uint4& v, float (&f)[8]) {
 }  // namespace detail
 
 // Shared memory (floats): the groups' merge, [G][q_rows][128] O rows then [G][q_rows] maxima and sums;
-// reused by the global split merge, (2 * splits + 1) * q_rows; then the CTA's partial for the cluster
-// merge, [q_rows][128] and [q_rows][2].
+// reused by the global split merge, (2 * splits + 1) * q_rows; then, with the cluster merge, what the
+// cluster's CTAs push to split 0: [splits][q_rows][128] O rows and [splits][q_rows][2] maxima and sums.
 __host__ __device__ constexpr size_t decode_groups_floats(int warps, int q_rows) {
   return size_t(2 * warps) * q_rows * (kHeadDim + 2);
 }
-__host__ __device__ constexpr size_t decode_smem_floats(int warps, int q_rows, int splits) {
+__host__ __device__ constexpr size_t decode_cluster_base_floats(int warps, int q_rows, int splits) {
   const size_t groups = decode_groups_floats(warps, q_rows), merge = size_t(2 * splits + 1) * q_rows;
-  return (groups > merge ? groups : merge) + size_t(q_rows) * (kHeadDim + 2);
+  return groups > merge ? groups : merge;
 }
+__host__ __device__ constexpr size_t decode_smem_floats(int warps, int q_rows, int splits, bool cluster_merge) {
+  return decode_cluster_base_floats(warps, q_rows, splits) +
+         (cluster_merge && splits > 1 ? size_t(splits) * q_rows * (kHeadDim + 2) : 0);
+}
+
+namespace detail {
+// (cluster_sm90.cuh's loads' counterparts; here until that header's next change -- it is in every GEMM
+// instantiation.) A store to another CTA's shared memory, and the cluster barrier's two halves.
+__device__ __forceinline__ void cluster_st_f32x2(uint32_t cluster_addr, float2 v) {
+  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(cluster_addr), "f"(v.x), "f"(v.y) : "memory");
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
+}  // namespace detail
 
 // kRows: query rows held per thread (1: plain decode; kDecodeMaxRows: up to that many new tokens).
 // kLean: the lean form (gemm_config.hpp, "The forms of braid's GEMM kernels"), launched only without tile sync
@@ -92,6 +106,11 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   __shared__ uint32_t s_last;
 
   begin_block(sp, bs);
+  // The cluster merge pushes each CTA's partial into split 0's shared memory: every CTA of the cluster must
+  // have started before another writes to it -- this arrival, waited for just before the pushes (long
+  // satisfied by then, so the wait costs nothing).
+  const bool clustered = p.cluster_merge && p.splits > 1;
+  if (clustered) detail::cluster_arrive_relaxed();
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
@@ -147,7 +166,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   }
   // A failed wait: leave, unless the CTA's cluster needs it at its barriers -- then no loads of what
   // was not waited for, and no post (bs.ok is clear).
-  const bool clustered = p.cluster_merge && p.splits > 1;
   if (!ok && !clustered) return;
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
@@ -245,6 +263,8 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     }
   }
 
+  // Traces: the key loop's end in the CTA that posts the tile, as its mainloop end (what follows is the merge).
+  const uint64_t t_loop = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
   // The groups' partials, merged in group order (deterministic).
   const int QR = p.q_rows;
   float* o_s = smem_f;                   // [G][QR][128]
@@ -261,8 +281,15 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const uint32_t tile_lin = uint32_t(y) * uint32_t(p.NH) + uint32_t(h);
   const uint64_t base = (uint64_t(tile_lin) * p.splits + split) * QR;
   T* out = static_cast<T*>(p.o);
-  float* cl_o = smem_f + (decode_smem_floats(kWarps, QR, p.splits) - size_t(QR) * (D + 2));  // [QR][128]
-  float* cl_ml = cl_o + QR * D;                                                               // [QR][2]
+  // The cluster merge's inputs in split 0 (decode_smem_floats): [splits][QR][128] O rows, [splits][QR][2].
+  float* cl_o = smem_f + decode_cluster_base_floats(kWarps, QR, p.splits);
+  float* cl_ml = cl_o + size_t(p.splits) * QR * D;
+  // Pushing (remote stores: no round trip) instead of split 0 pulling from each CTA after the barrier:
+  // the pulls were dependent loads of ~16 CTAs' shared memory in a row -- with the barriers, 3.4-5.1 us of
+  // the decode attention's 4.5-6.5 us after its key loop (traces, bench/results/decode-merge-h100-20261128/).
+  const uint32_t cl_o_split0 = clustered ? cluster::map(cluster::smem_addr(cl_o + size_t(split) * QR * D), 0) : 0;
+  const uint32_t cl_ml_split0 = clustered ? cluster::map(cluster::smem_addr(cl_ml + size_t(split) * QR * 2), 0) : 0;
+  if (clustered) detail::cluster_wait();  // (every CTA of the cluster has started)
   for (int idx = tid; idx < q_valid * (D / 2); idx += kThreads) {
     const int r = idx / (D / 2), d = 2 * (idx % (D / 2));
     float mx = -INFINITY;
@@ -282,8 +309,8 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       *reinterpret_cast<uint32_t*>(out + uint64_t(row0 + r) * p.o_ld + h * D + d) = mma::Mma<T>::pack(ox * inv, oy * inv);
     } else if (clustered) {
-      *reinterpret_cast<float2*>(cl_o + r * D + d) = make_float2(ox, oy);
-      if (d == 0) *reinterpret_cast<float2*>(cl_ml + r * 2) = make_float2(mx, sum);
+      detail::cluster_st_f32x2(cl_o_split0 + uint32_t(r * D + d) * 4u, make_float2(ox, oy));
+      if (d == 0) detail::cluster_st_f32x2(cl_ml_split0 + uint32_t(r) * 8u, make_float2(mx, sum));
     } else {
       *reinterpret_cast<float2*>(p.part_o + (base + r) * D + d) = make_float2(ox, oy);
       if (d == 0) *reinterpret_cast<float2*>(p.part_ml + (base + r) * 2) = make_float2(mx, sum);
@@ -291,22 +318,21 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   }
   bool post_tile = true;
   if (clustered) {
-    // Split 0 merges the cluster's partials in split order (deterministic), reading them from the other
-    // CTAs' shared memory; the second barrier keeps every CTA alive until those reads are done.
+    // Split 0 merges the cluster's partials, now in its own shared memory, in split order (deterministic;
+    // the same sums as before the push). Its barrier's release / acquire makes the pushes visible; nothing
+    // reads another CTA's shared memory after it, so the others may leave.
     cluster::sync();
     post_tile = split == 0;
     if (post_tile) {
-      const uint32_t o_local = cluster::smem_addr(cl_o), ml_local = cluster::smem_addr(cl_ml);
       for (int idx = tid; idx < q_valid * (D / 2); idx += kThreads) {
         const int r = idx / (D / 2), d = 2 * (idx % (D / 2));
         float mx = -INFINITY;
-        for (int sidx = 0; sidx < p.splits; ++sidx)
-          mx = fmaxf(mx, cluster::ld_f32x2(cluster::map(ml_local + r * 8, uint32_t(sidx))).x);
+        for (int sidx = 0; sidx < p.splits; ++sidx) mx = fmaxf(mx, cl_ml[(sidx * QR + r) * 2]);
         const float m_use = mx == -INFINITY ? 0.f : mx;
         float sum = 0.f, ox = 0.f, oy = 0.f;
         for (int sidx = 0; sidx < p.splits; ++sidx) {
-          const float2 ml = cluster::ld_f32x2(cluster::map(ml_local + r * 8, uint32_t(sidx)));
-          const float2 v = cluster::ld_f32x2(cluster::map(o_local + (r * D + d) * 4, uint32_t(sidx)));
+          const float2 ml = *reinterpret_cast<const float2*>(cl_ml + (sidx * QR + r) * 2);
+          const float2 v = *reinterpret_cast<const float2*>(cl_o + (size_t(sidx) * QR + r) * D + d);
           const float w = exp2f(ml.x - m_use);
           sum += w * ml.y;
           ox += w * v.x;
@@ -316,7 +342,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
         *reinterpret_cast<uint32_t*>(out + uint64_t(row0 + r) * p.o_ld + h * D + d) = mma::Mma<T>::pack(ox * inv, oy * inv);
       }
     }
-    cluster::sync();
   } else if (p.splits > 1) {
     post_tile = detail::arrive_last_split(p, tile_lin, s_last);  // (its barrier: o_s is free after it)
     if (post_tile) detail::merge_split_partials<T>(p, tile_lin, q_valid, row0, h, smem_f, tid, kThreads);
@@ -329,7 +354,10 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     if (kv_ready) detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }
 
-  if (post_tile) post(sp, bs, tile);  // (not when a wait failed: bs.ok is clear)
+  if (post_tile) {
+    post(sp, bs, tile);  // (not when a wait failed: bs.ok is clear)
+    if (sp.trace != nullptr && tid == 0 && bs.ok) sp.trace[linear(tile, sp.grid)].mainloop_end_ns = t_loop;
+  }
   end_block(sp, bs);
 }
 

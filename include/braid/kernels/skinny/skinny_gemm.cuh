@@ -382,11 +382,19 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
   // Output of a complete tile t from its sums v: activation, store, post.
   float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
+  // Traces: when this CTA's last MMA of the segment it finishes a tile with was done (thread 0's warp), as the
+  // tile's mainloop end -- what splits the time after a consumer's wait into its loads and MMAs, and the
+  // reduction and stores.
+  uint64_t t_mainloop = 0;
   auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
     detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::CtaBarrier{}, act);
     // (post's barrier also retires the SwiGLU hand-over before reuse; the lean form keeps the barrier.)
-    if constexpr (kLean) __syncthreads();
-    else post(sp, bs, Tile{t, 0, 0});
+    if constexpr (kLean) {
+      __syncthreads();
+    } else {
+      post(sp, bs, Tile{t, 0, 0});
+      if (trace != nullptr && tid == 0 && bs.ok) trace[linear(Tile{t, 0, 0}, sp.grid)].mainloop_end_ns = t_mainloop;
+    }
   };
 
   // End of a segment of tile t that started at unit u0 and ends at unit u.
@@ -456,6 +464,7 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
 
     const uint32_t u = u_begin + uint32_t(i);
     if (i == n_units - 1 || u % cpt == cpt - 1) {
+      if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
       finish_segment(u / cpt, seg_start, u);
       seg_start = u + 1;
 #pragma unroll
