@@ -108,6 +108,48 @@ static void print_attention_phases(attention::AttentionArgs a, const attention::
   ph.print(c.name() + " alone");
 }
 
+// BRAID_SKINNY_PHASES (diagnostic): one more run, after an L2 eviction, of a decode chain whose GEMMs are both skinny,
+// with their per-CTA phase stamps (SkinnyParams::phase_ns, general forms), printed per GEMM as each phase's median and
+// maximum over the CTAs in µs from the QKV GEMM's first CTA entry: where the time after each wait goes.
+static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, const workloads::AttentionBlockVariant& v, bench::Timer& timer,
+                                cudaStream_t s, const std::string& label) {
+  constexpr int kP = skinny::kSkinnyPhases, kMaxCtas = 1024;
+  unsigned long long* d = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&d, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
+  BRAID_CUDA_CHECK(cudaMemset(d, 0, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
+  workloads::AttentionBlockProblem pp = prob;
+  pp.qkv_phase_ns = d;
+  pp.out_phase_ns = d + kMaxCtas * kP;
+  {
+    workloads::AttentionBlock pb(pp, v);
+    timer.evict();
+    pb.run(s);
+    pb.check(s);
+  }
+  std::vector<unsigned long long> h(2 * kMaxCtas * kP);
+  BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  cudaFree(d);
+  unsigned long long t0 = ~0ull;
+  for (int c = 0; c < kMaxCtas; ++c)
+    if (h[size_t(c) * kP] != 0) t0 = std::min(t0, h[size_t(c) * kP]);
+  static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
+  for (int g = 0; g < 2; ++g) {
+    std::printf("    skinny phases %s %s (µs from the QKV GEMM's first entry: median / max over CTAs):", label.c_str(),
+                g == 0 ? "QKV" : "out");
+    for (int k = 0; k < kP; ++k) {
+      std::vector<double> x;
+      for (int c = 0; c < kMaxCtas; ++c) {
+        const unsigned long long* r = h.data() + (size_t(g) * kMaxCtas + c) * kP;
+        if (r[0] != 0 && r[k] != 0) x.push_back(double(r[k] - t0) * 1e-3);
+      }
+      if (x.empty()) continue;
+      std::sort(x.begin(), x.end());
+      std::printf(" %s %.1f/%.1f", names[k], x[x.size() / 2], x.back());
+    }
+    std::printf("\n");
+  }
+}
+
 int main(int argc, char** argv) {
 #ifndef BRAID_HAVE_HOPPER
   (void)argc;
@@ -634,6 +676,9 @@ int main(int argc, char** argv) {
           pb.check(s);
           ph.print("in " + name);
         }
+        if (std::getenv("BRAID_SKINNY_PHASES") != nullptr && v.fused && v.qkv.is_skinny && v.out.is_skinny &&
+            v.ordering == Ordering::StreamOrder)
+          print_skinny_phases(prob, v, timer, s, name);
         if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
           const auto trace = bench::record_trace(tb, s);

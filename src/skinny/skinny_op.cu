@@ -194,7 +194,7 @@ static int trigger_lead_units(int ctas) {
 static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ctx) {
   // The lean form where the launch fits it (gemm_config.hpp, "The forms of braid's GEMM kernels").
   KernelFn kernel = i.kernel;
-  if (i.lean && hopper::launch_fits_lean_form(ctx.params)) {
+  if (i.lean && i.p.phase_ns == nullptr && hopper::launch_fits_lean_form(ctx.params)) {
     kernel = i.lean;
     hopper::note_lean_form_launch();
   }
@@ -230,6 +230,11 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   launch_late_trigger(i, LaunchCtx{s, pdl, sp});
 }
 
+
+void SkinnyGemmOp::set_phases(unsigned long long* stamps) {
+  if (!impl_) throw std::logic_error("skinny::SkinnyGemmOp::set_phases before a successful prepare()");
+  impl_->p.phase_ns = stamps;
+}
 
 // ---- SkinnyChainOp ----------------------------------------------------------------------------------
 

@@ -46,6 +46,9 @@ struct AttentionBlockProblem {
   uint64_t seed = 0;
   bool update_cache = false;
   uint64_t* attn_phase_ns = nullptr;  // diagnostic: the Hopper prompt kernel's phase stamps (AttentionArgs::phase_ns)
+  // Diagnostic: skinny QKV / output GEMMs' per-CTA phase stamps (SkinnyGemmOp::set_phases; Hopper GEMMs: ignored).
+  unsigned long long* qkv_phase_ns = nullptr;
+  unsigned long long* out_phase_ns = nullptr;
 };
 
 struct AttentionBlockVariant {
@@ -140,6 +143,8 @@ class AttentionBlock {
     }
     if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
       throw PlanError("AttentionBlock output GEMM: " + why);
+    qkv_.set_skinny_phases(p.qkv_phase_ns);
+    out_.set_skinny_phases(p.out_phase_ns);
 
     using attention::UnfusedAttention;
     AttentionBlockDesc d;

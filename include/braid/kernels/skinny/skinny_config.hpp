@@ -6,6 +6,9 @@
 
 namespace braid::skinny {
 
+// Stamps per CTA of the skinny GEMM's phase diagnostic (SkinnyParams::phase_ns, SkinnyGemmOp::set_phases).
+constexpr int kSkinnyPhases = 8;
+
 constexpr int kMaxRows = 64;    // M <= 64
 constexpr int kTileCols = 128;  // W columns per tile: 8 warps x 16
 constexpr int kChunkK = 64;     // W rows per K-chunk (one ring stage)

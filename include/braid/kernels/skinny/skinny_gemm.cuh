@@ -73,6 +73,10 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   int pdl_trigger_units = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches
+  // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
+  // kSkinnyPhases %globaltimer stamps of thread 0 -- entry, W's first stages issued, the PDL wait done, the
+  // first / fourth / last unit's stage full, the last MMA, the end.
+  unsigned long long* phase_ns = nullptr;  // [CTAs][kSkinnyPhases] (skinny_config.hpp)
 };
 
 // Shared memory of one instantiation: the ring (1024-byte aligned for the swizzle), and the SwiGLU
@@ -292,6 +296,11 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   }
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const uint32_t G = gridDim.x, me = blockIdx.x;
+  unsigned long long* const phases = !kLean && p.phase_ns != nullptr && tid == 0 ? p.phase_ns + size_t(me) * kSkinnyPhases : nullptr;
+  auto stamp = [&](int k) {
+    if (phases != nullptr) phases[k] = ptx::globaltimer_ns();
+  };
+  stamp(0);
   const uint32_t cpt = uint32_t(p.chunks_per_tile);
   const uint64_t U = uint64_t(p.tiles) * cpt;
   const uint32_t u_begin = detail::unit_begin(me, U, G), u_end = detail::unit_begin(me + 1, U, G);
@@ -363,11 +372,13 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   const int pre = min(STAGES - 1, n_units);
   if (weights_first)
     for (int i = 0; i < pre; ++i) load_w(i);
+  stamp(1);
   if (!sync) {  // stream order: X (and Y) belong to the primary until it ends
     const uint64_t t0 = trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
     ptx::pdl_wait_primary();
     if (trace != nullptr && tid == 0) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
   }
+  stamp(2);
   // (A first stage has no X producer; an unsynchronized launch's producer has ended.)
   need_wait = !kLean && sp.num_inputs > 0 && !producer_complete(sp, bs, 0);
   fence_x = sync && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
@@ -458,6 +469,11 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
       }
     }
     tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+    if (phases != nullptr) {
+      if (i == 0) stamp(3);
+      if (i == min(3, n_units - 1)) stamp(4);
+      if (i == n_units - 1) stamp(5);
+    }
 
     const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
     detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
@@ -465,12 +481,14 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     const uint32_t u = u_begin + uint32_t(i);
     if (i == n_units - 1 || u % cpt == cpt - 1) {
       if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
+      if (i == n_units - 1) stamp(6);
       finish_segment(u / cpt, seg_start, u);
       seg_start = u + 1;
 #pragma unroll
       for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
     }
   }
+  stamp(7);
   if constexpr (!kLean) end_block(sp, bs);
 }
 
