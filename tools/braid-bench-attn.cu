@@ -594,6 +594,17 @@ int main(int argc, char** argv) {
         if (i < attn_timed.size()) add_pdl_only(cq, attn_timed[i].second, co);
         if (i < out_timed.size()) add_pdl_only(cq, ca, out_timed[i].second);
       }
+      // Decode: a skinny output GEMM also with the two rings that hold the most of Wo before its wait -- 8 stages
+      // per CTA, or 2 CTAs per SM of 4 -- whatever their time alone, where the stage-alone ranking put them below
+      // the runners-up (session 49, H100: GPT-3 B = 4, S' = 1024 72.1 -> 69.3-69.7 us with skinny-a1s8; LLaMA B = 1,
+      // S' = 512 34.9-35.2 -> 34.3-34.4 with skinny-a2s4; bench/results/decode-merge-h100-20261128/).
+      if (cs.decode && co.is_skinny)
+        for (const char* n : {"skinny-a1s8", "skinny-a2s4"}) {
+          const auto o = workloads::GemmChoice::skinny(skinny::parse_skinny_config(n));
+          bool timed = o.name() == co.name();
+          for (size_t i = 1; i < 3 && i < out_timed.size(); ++i) timed |= out_timed[i].second.name() == o.name();
+          if (!timed) add_pdl_only(cq, ca, o);
+        }
     }
     // A skinny QKV GEMM under PDL alone also with the late trigger (SkinnyConfig::late_trigger, as the
     // MLP benchmark tries it): the attention kernel then launches near the GEMM's tail instead of at its
