@@ -108,7 +108,7 @@ static void print_attention_phases(attention::AttentionArgs a, const attention::
   ph.print(c.name() + " alone");
 }
 
-// BRAID_SKINNY_PHASES (diagnostic): one more run, after an L2 eviction, of a decode chain whose GEMMs are both skinny,
+// BRAID_SKINNY_PHASES (diagnostic): one more run, after an L2 eviction, of a decode chain whose GEMMs are both skinny (any ordering),
 // with their per-CTA phase stamps (SkinnyParams::phase_ns, general forms), printed per GEMM as each phase's median and
 // maximum over the CTAs in µs from the QKV GEMM's first CTA entry: where the time after each wait goes.
 static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, const workloads::AttentionBlockVariant& v, bench::Timer& timer,
@@ -666,7 +666,9 @@ int main(int argc, char** argv) {
         }
         const bool identical = std::memcmp(bits.data(), stream_bits[key].data(), n_y * 2) == 0;
         bench::Graph g(s, [&](cudaStream_t st) { blk.run(st); });
-        const double us = timer.median_us([&] { g.launch(); }, reps, 5);
+        // BRAID_NO_GRAPH (diagnostic): time the chain's launches on the stream instead of its CUDA graph.
+        const bool no_graph = std::getenv("BRAID_NO_GRAPH") != nullptr;
+        const double us = timer.median_us([&] { no_graph ? blk.run(s) : g.launch(); }, reps, 5);
         blk.check(s);
         const bool pass = err < 1e-2 && identical;
         all_pass &= pass;
@@ -687,12 +689,23 @@ int main(int argc, char** argv) {
           pb.check(s);
           ph.print("in " + name);
         }
-        if (std::getenv("BRAID_SKINNY_PHASES") != nullptr && v.fused && v.qkv.is_skinny && v.out.is_skinny &&
-            v.ordering == Ordering::StreamOrder)
+        if (std::getenv("BRAID_SKINNY_PHASES") != nullptr && v.fused && v.qkv.is_skinny && v.out.is_skinny)
           print_skinny_phases(prob, v, timer, s, name);
         if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
-          const auto trace = bench::record_trace(tb, s);
+          // BRAID_TRACE_EVICT (diagnostic): the traced run after an L2 eviction, as every timed run starts.
+          std::vector<TraceRecord> trace;
+          if (std::getenv("BRAID_TRACE_EVICT") != nullptr) {
+            tb.run(s);
+            tb.check(s);
+            tb.chain().clear_trace(s);
+            timer.evict();
+            tb.run(s);
+            tb.check(s);
+            trace = tb.chain().download_trace();
+          } else {
+            trace = bench::record_trace(tb, s);
+          }
           std::string tag = cs.workload() + "-" + cs.m.name + "-B" + std::to_string(B) + "-S" + std::to_string(cs.S) + "-" +
                             v.name() + "-" + config_key(v);
           bench::write_trace_csv(trace_dir + "/trace-" + tag + ".csv", trace);
