@@ -72,7 +72,10 @@ struct AttentionPhases {
   static constexpr int kP = attention::kPromptKernelPhases;
   size_t ctas;
   uint64_t* d = nullptr;
-  explicit AttentionPhases(int NH, int B, int S_new) : ctas(size_t(NH) * B * S_new / 128 * 2) {  // (wg-c2, wg-s: 2x)
+  bool decode = false;
+  // (prompt: wg-c2, wg-s launch up to 2x the query blocks; decode: up to 64 key splits of each sequence and head)
+  explicit AttentionPhases(int NH, int B, int S_new, bool decode_kernel = false)
+      : ctas(decode_kernel ? size_t(NH) * B * S_new * 64 : size_t(NH) * B * S_new / 128 * 2), decode(decode_kernel) {
     BRAID_CUDA_CHECK(cudaMalloc(&d, ctas * kP * sizeof(uint64_t)));
     BRAID_CUDA_CHECK(cudaMemset(d, 0, ctas * kP * sizeof(uint64_t)));
   }
@@ -80,7 +83,10 @@ struct AttentionPhases {
   void print(const std::string& label) const {
     std::vector<uint64_t> h(ctas * kP);
     BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-    static const char* names[kP] = {"entry", "primary", "Q issued", "Q in", "K0 in", "S0 done", "loop done", "O stored"};
+    static const char* prompt_names[kP] = {"entry", "primary", "Q issued", "Q in", "K0 in", "S0 done", "loop done", "O stored"};
+    static const char* decode_names[kP] = {"entry", "cached issued", "QKV waited", "loop done", "pushed", "cluster synced",
+                                           "O stored", "end"};
+    const char* const* names = decode ? decode_names : prompt_names;
     uint64_t first = ~0ull;
     for (size_t i = 0; i < ctas; ++i)
       if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
@@ -679,8 +685,8 @@ int main(int argc, char** argv) {
           best_us = us;
           best_name = name;
         }
-        if (std::getenv("BRAID_ATTN_PHASES") != nullptr && v.fused && v.attn.hopper && v.ordering == Ordering::StreamOrder) {
-          AttentionPhases ph(prob.NH, prob.B, prob.S_new);
+        if (std::getenv("BRAID_ATTN_PHASES") != nullptr && v.fused && (v.attn.decode || (v.attn.hopper && v.ordering == Ordering::StreamOrder))) {
+          AttentionPhases ph(prob.NH, prob.B, prob.S_new, v.attn.decode);
           AttentionBlockProblem pp = prob;
           pp.attn_phase_ns = ph.d;
           AttentionBlock pb(pp, v);

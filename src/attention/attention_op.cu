@@ -273,6 +273,8 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   p.reverse_rows = c.reverse ? 1 : 0;
   p.kv_buffers = kv_buffers;
   p.cluster_merge = c.cluster && splits > 1 ? 1 : 0;  // (splits <= cluster: one cluster of `splits` CTAs per tile)
+  static_assert(kDecodePhases == kPromptKernelPhases, "AttentionArgs::phase_ns: one stride for both kernels");
+  p.phase_ns = c.decode ? a.phase_ns : nullptr;
   im->cluster = p.cluster_merge ? splits : 1;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
@@ -340,7 +342,8 @@ std::string AttentionOp::name() const {
 // The kernel in the form the launch fits (gemm_config.hpp, "The forms of braid's GEMM kernels"): the lean one
 // without tile sync and traces.
 static void launch_form(const AttentionOp::Impl& i, const LaunchCtx& ctx) {
-  const bool lean = hopper::launch_fits_lean_form(ctx.params) && (i.kernel90 ? i.lean90 != nullptr : i.lean != nullptr);
+  const bool lean = hopper::launch_fits_lean_form(ctx.params) &&
+                    (i.kernel90 ? i.lean90 != nullptr : i.lean != nullptr && i.p.phase_ns == nullptr);
   if (lean) hopper::note_lean_form_launch();
   if (i.kernel90) {
     // -lt: the trigger moves from the block's start (begin_block) to the end of its key loop (the kernel).

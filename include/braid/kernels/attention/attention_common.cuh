@@ -44,6 +44,11 @@ struct FlashParams {
   float* part_o = nullptr;     // splits > 1: [tiles, splits, q_rows, 128]
   float* part_ml = nullptr;    //             [tiles, splits, q_rows, 2] (running max in log2 units, sum)
   uint32_t* arrivals = nullptr;  //           [tiles], zero between launches
+  // Diagnostic, the decode kernel's general form (AttentionArgs::phase_ns; null: off): per CTA (linear block index
+  // of the launch grid) kPromptKernelPhases %globaltimer stamps of thread 0 -- entry, cached keys issued, the
+  // waits for the QKV GEMM done, the key loop's end, the CTA's partial pushed (or stored), the cluster barrier
+  // passed, the tile's output stored, the end.
+  uint64_t* phase_ns = nullptr;
 };
 
 namespace detail {

@@ -41,8 +41,9 @@ struct AttentionArgs {
   uint64_t seed = 0;
   bool update_cache = false;  // write the new tokens' K, V into the cache at S_cached ..
   float scale = 0;            // softmax scale; 0: 1 / sqrt(128)
-  // Diagnostic, the Hopper prompt kernel only (null: off): per CTA, kPromptKernelPhases %globaltimer stamps
-  // (FlashSm90Params::phase_ns says which), indexed by the linear block index of its launch grid.
+  // Diagnostic, the Hopper prompt kernel and the decode kernel (null: off): per CTA, kPromptKernelPhases
+  // %globaltimer stamps (FlashSm90Params::phase_ns, FlashParams::phase_ns say which), indexed by the linear block
+  // index of the launch grid; the decode kernel's only in its general form (AttentionOp launches that one then).
   uint64_t* phase_ns = nullptr;
 };
 

@@ -93,6 +93,9 @@ __device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
 }  // namespace detail
 
+// Stamps per CTA of FlashParams::phase_ns (AttentionArgs::phase_ns: the same count as the prompt kernel's).
+constexpr int kDecodePhases = 8;
+
 // kRows: query rows held per thread (1: plain decode; kDecodeMaxRows: up to that many new tokens).
 // kLean: the lean form (gemm_config.hpp, "The forms of braid's GEMM kernels"), launched only without tile sync
 // and traces (AttentionOp::launch): the waits on the QKV tiles and the post compile out.
@@ -114,6 +117,13 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
+  uint64_t* const phases = !kLean && p.phase_ns != nullptr && tid == 0
+                               ? p.phase_ns + (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) * kDecodePhases
+                               : nullptr;
+  auto stamp = [&](int k) {
+    if (phases != nullptr) phases[k] = ptx::globaltimer_ns();
+  };
+  stamp(0);
   const Tile tile{uint32_t(h), uint32_t(y), 0};
   const detail::QueryBlock qb(p, y);
   const int b = qb.b, q0 = qb.q0, q_valid = qb.q_valid, row0 = qb.row0;
@@ -144,6 +154,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const bool second_cached = first_cached && n_steps > 1 && min(k_end, k_begin + 2 * kStep) <= p.S_cached;
   if (first_cached) load(0, kc, vc);  // cached keys: nothing to wait for
   if (second_cached) load(1, kn, vn);
+  stamp(1);
   // Stream order, PDL-launched: only now wait for the QKV GEMM. The cached keys below S_cached are
   // written by no stage of this chain (the update writes positions S_cached + ...), and the chain's
   // first stage starts after everything before it in the stream: their loads above overlap the GEMM.
@@ -167,6 +178,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // A failed wait: leave, unless the CTA's cluster needs it at its barriers -- then no loads of what
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
+  stamp(2);
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 
@@ -265,6 +277,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
 
   // Traces: the key loop's end in the CTA that posts the tile, as its mainloop end (what follows is the merge).
   const uint64_t t_loop = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
+  stamp(3);
   // The groups' partials, merged in group order (deterministic).
   const int QR = p.q_rows;
   float* o_s = smem_f;                   // [G][QR][128]
@@ -316,20 +329,26 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
       if (d == 0) *reinterpret_cast<float2*>(p.part_ml + (base + r) * 2) = make_float2(mx, sum);
     }
   }
+  stamp(4);
   bool post_tile = true;
   if (clustered) {
     // Split 0 merges the cluster's partials, now in its own shared memory, in split order (deterministic;
     // the same sums as before the push). Its barrier's release / acquire makes the pushes visible; nothing
     // reads another CTA's shared memory after it, so the others may leave.
     cluster::sync();
+    stamp(5);
     post_tile = split == 0;
     if (post_tile) {
       for (int idx = tid; idx < q_valid * (D / 2); idx += kThreads) {
         const int r = idx / (D / 2), d = 2 * (idx % (D / 2));
+        // (Unrolled: the loads of 8 splits in flight at once. Rolled, each split's loads and exp2 waited for the
+        // last: split 0's merge of 16 splits took ~2.4 us -- phase stamps, bench/results/decode-merge-h100-20261128/.)
         float mx = -INFINITY;
+#pragma unroll 8
         for (int sidx = 0; sidx < p.splits; ++sidx) mx = fmaxf(mx, cl_ml[(sidx * QR + r) * 2]);
         const float m_use = mx == -INFINITY ? 0.f : mx;
         float sum = 0.f, ox = 0.f, oy = 0.f;
+#pragma unroll 8
         for (int sidx = 0; sidx < p.splits; ++sidx) {
           const float2 ml = *reinterpret_cast<const float2*>(cl_ml + (sidx * QR + r) * 2);
           const float2 v = *reinterpret_cast<const float2*>(cl_o + (size_t(sidx) * QR + r) * D + d);
@@ -347,6 +366,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     if (post_tile) detail::merge_split_partials<T>(p, tile_lin, q_valid, row0, h, smem_f, tid, kThreads);
   }
 
+  stamp(6);
   // The KV-cache update: one split copies the new tokens' K and V rows of this tile to their positions
   // (the last one when clustered: split 0 merges meanwhile).
   if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
@@ -358,6 +378,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     post(sp, bs, tile);  // (not when a wait failed: bs.ok is clear)
     if (sp.trace != nullptr && tid == 0 && bs.ok) sp.trace[linear(tile, sp.grid)].mainloop_end_ns = t_loop;
   }
+  stamp(7);
   end_block(sp, bs);
 }
 
