@@ -699,14 +699,18 @@ int main(int argc, char** argv) {
           print_skinny_phases(prob, v, timer, s, name);
         if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
-          // BRAID_TRACE_EVICT (diagnostic): the traced run after an L2 eviction, as every timed run starts.
+          // BRAID_TRACE_EVICT (diagnostic): the traced run after an L2 eviction, as every timed run starts;
+          // BRAID_TRACE_GRAPH: ... and replayed from a CUDA graph of the chain, as the timed runs are.
           std::vector<TraceRecord> trace;
-          if (std::getenv("BRAID_TRACE_EVICT") != nullptr) {
-            tb.run(s);
+          const bool trace_graph = std::getenv("BRAID_TRACE_GRAPH") != nullptr;
+          if (std::getenv("BRAID_TRACE_EVICT") != nullptr || trace_graph) {
+            bench::Graph tg(s, [&](cudaStream_t st) { tb.run(st); });
+            auto run_once = [&] { trace_graph ? tg.launch() : tb.run(s); };
+            run_once();
             tb.check(s);
             tb.chain().clear_trace(s);
             timer.evict();
-            tb.run(s);
+            run_once();
             tb.check(s);
             trace = tb.chain().download_trace();
           } else {
