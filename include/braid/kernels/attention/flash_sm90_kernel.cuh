@@ -437,18 +437,15 @@ __global__ void __launch_bounds__(sm90::kThreads, 1)
     }
     const float inv[2] = {l[0] > 0.f ? 1.f / l[0] : 0.f, l[1] > 0.f ? 1.f / l[1] : 0.f};
     unsigned char* stage = smem_raw + (q_base - mma::smem_u32(smem_raw));
-    // By stmatrix (common/stmatrix_sm90.cuh): column groups n and n + 1 of the warp's 16 rows are four 8x8
-    // matrices, (rows +0, n), (+8, n), (+0, n + 1), (+8, n + 1); lane l gives row l % 8 (+8 for matrices
-    // 1 and 3) of group n + l / 16, its 16-byte chunk at (n % 8 + l / 16) ^ (l % 8) (n even; the warp's
-    // rows start at a multiple of 8). 8 instructions and one address per lane where 32 two-value stores
-    // each computed their own (the epilogue runs once per CTA, its code fetched cold).
+    // By stmatrix (common/stmatrix_sm90.cuh, SwizzledRowsX4: column groups n and n + 1 of the warp's 16 rows per
+    // instruction, one address per lane): 8 instructions where 32 two-value stores each computed their own (the
+    // epilogue runs once per CTA, its code fetched cold).
     {
-      const uint32_t sel = uint32_t(lane / 16);
-      const uint32_t at = q_base + uint32_t(warp * 16 + 8 * ((lane / 8) % 2) + lane % 8) * 128u;
-      const uint32_t xs = (sel ^ uint32_t(lane % 8)) << 4;
+      const stsm::SwizzledRowsX4 sw(lane);
+      const uint32_t at = q_base + (uint32_t(warp * 16) + sw.row) * 128u;
 #pragma unroll
       for (int n = 0; n < 16; n += 2) {
-        const uint32_t off = uint32_t((n / 8) * kPanelBytes) + ((uint32_t(n % 8) << 4) ^ xs);
+        const uint32_t off = uint32_t((n / 8) * kPanelBytes) + sw.chunk(n);
         auto pk = [&](int i) { return mma::Mma<T>::pack(o[i] * inv[(i >> 1) & 1], o[i + 1] * inv[(i >> 1) & 1]); };
         stsm::x4(at + off, pk(4 * n), pk(4 * n + 2), pk(4 * n + 4), pk(4 * n + 6));
       }

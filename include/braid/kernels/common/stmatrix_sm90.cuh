@@ -29,4 +29,21 @@ __device__ __forceinline__ void x2_trans(uint32_t addr, uint32_t r0, uint32_t r1
   asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r0), "r"(r1) : "memory");
 }
 
+// A lane's part of an x4 that stores column groups n and n + 1 (n even) of a warp's 16 fragment rows -- the four
+// 8x8 matrices (rows +0, group n), (+8, n), (+0, n + 1), (+8, n + 1) -- into rows of 128 bytes in the 128-byte
+// swizzle (16-byte chunk c of row r at c ^ (r % 8)), the warp's first row a multiple of 8: lane l gives row l % 8
+// (+8 for matrices 1 and 3) of group n + l / 16. (hopper/epilogue.cuh's staged epilogue, the prompt attention's
+// output staging.)
+struct SwizzledRowsX4 {
+  uint32_t row;  // the lane's row among the warp's 16
+  uint32_t sel;  // its group is n + sel
+  uint32_t xs;   // its chunk's swizzle
+  __device__ __forceinline__ explicit SwizzledRowsX4(int lane)
+      : row(uint32_t(8 * ((lane / 8) % 2) + lane % 8)),
+        sel(uint32_t(lane / 16)),
+        xs((uint32_t(lane / 16) ^ uint32_t(lane % 8)) << 4) {}
+  // The byte offset in the lane's row of the chunk that holds column groups n .. (group n % 8 of a 64-column panel).
+  __device__ __forceinline__ uint32_t chunk(int n) const { return (uint32_t(n % 8) << 4) ^ xs; }
+};
+
 }  // namespace braid::stsm

@@ -422,10 +422,9 @@ __device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, 
     constexpr int kPairs = (kHi - kLo) / 2;  // chunks per 64-row block
     constexpr int kChunks = Shape::kBlocks * kPairs;
     const int lane = threadIdx.x % 32;
-    const int row = int(cute::get<0>(coord(0))) - lane / 4 + 8 * ((lane / 8) % 2) + lane % 8;
-    const uint32_t sel = uint32_t(lane / 16);  // the chunk's second group
-    const uint32_t at = kPitch == 0 ? base + uint32_t(row) * 128u : base + uint32_t(row) * kPitch + sel * 16u;
-    const uint32_t xs = (sel ^ uint32_t(lane % 8)) << 4;
+    const stsm::SwizzledRowsX4 sw(lane);
+    const int row = int(cute::get<0>(coord(0))) - lane / 4 + int(sw.row);  // (the warp's first row + the lane's)
+    const uint32_t at = kPitch == 0 ? base + uint32_t(row) * 128u : base + uint32_t(row) * kPitch + sw.sel * 16u;
     auto load = [&](auto chunk, float(&x)[8], float(&up)[8]) {
       constexpr int c = decltype(chunk)::value;
       constexpr int q = (c / kPairs) * Shape::kGroups + kLo + 2 * (c % kPairs);  // the first (gate) quad
@@ -449,7 +448,7 @@ __device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, 
         w[j] = pair_bits<Element>(v0, v1);
       }
       const int m = c / kPairs, g = kLo + 2 * (c % kPairs);
-      const uint32_t off = kPitch == 0 ? uint32_t(m * 64 * 128 + ((g - kLo) / 8) * kRows * 128) + ((uint32_t(g % 8) << 4) ^ xs)
+      const uint32_t off = kPitch == 0 ? uint32_t(m * 64 * 128 + ((g - kLo) / 8) * kRows * 128) + sw.chunk(g)
                                        : uint32_t(m * 64 * kPitch + g * 16);
       stsm::x4(at + off, w[0], w[1], w[2], w[3]);
     };
