@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -65,6 +66,27 @@ struct Case {
 
 }  // namespace
 
+// The phase diagnostics' summary (AttentionPhases, print_skinny_phases): for each of kP stamps per CTA, the median and
+// maximum over the CTAs that recorded it, in µs from `t0` -- or, with t0 == 0, from the CTA's own entry (stamp 0,
+// itself from the first CTA's entry).
+template <class Stamp>
+static void print_phase_medians(const std::vector<Stamp>& h, size_t ctas, int kP, const char* const* names, Stamp t0) {
+  Stamp first = ~Stamp(0);
+  for (size_t i = 0; i < ctas; ++i)
+    if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
+  for (int k = 0; k < kP; ++k) {
+    std::vector<double> v;
+    for (size_t i = 0; i < ctas; ++i) {
+      const Stamp* r = h.data() + i * kP;
+      if (r[0] != 0 && r[k] != 0) v.push_back(double(r[k] - (t0 != 0 ? t0 : k == 0 ? first : r[0])) * 1e-3);
+    }
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    std::printf(" %s %.1f/%.1f", names[k], v[v.size() / 2], v.back());
+  }
+  std::printf("\n");
+}
+
 // BRAID_ATTN_PHASES (diagnostic): one more launch after an L2 eviction with the Hopper prompt kernel's per-CTA phase
 // stamps (AttentionArgs::phase_ns), printed as each phase's median and maximum over the CTAs, in µs from the CTA's
 // entry ("entry" itself from the first CTA's) -- for the attention alone, and inside the PDL-alone chain.
@@ -86,20 +108,8 @@ struct AttentionPhases {
     static const char* prompt_names[kP] = {"entry", "primary", "Q issued", "Q in", "K0 in", "S0 done", "loop done", "O stored"};
     static const char* decode_names[kP] = {"entry", "cached issued", "QKV waited", "loop done", "pushed", "cluster synced",
                                            "O stored", "end"};
-    const char* const* names = decode ? decode_names : prompt_names;
-    uint64_t first = ~0ull;
-    for (size_t i = 0; i < ctas; ++i)
-      if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
     std::printf("    phases %s (µs from the CTA's entry: median / max over CTAs; entry from the first CTA's):", label.c_str());
-    for (int k = 0; k < kP; ++k) {
-      std::vector<double> v;
-      for (size_t i = 0; i < ctas; ++i)
-        if (h[i * kP] != 0 && h[i * kP + k] != 0) v.push_back(double(h[i * kP + k] - (k == 0 ? first : h[i * kP])) * 1e-3);
-      if (v.empty()) continue;
-      std::sort(v.begin(), v.end());
-      std::printf(" %s %.1f/%.1f", names[k], v[v.size() / 2], v.back());
-    }
-    std::printf("\n");
+    print_phase_medians(h, ctas, kP, decode ? decode_names : prompt_names, uint64_t(0));
   }
 };
 static void print_attention_phases(attention::AttentionArgs a, const attention::AttentionConfig& c, bench::Timer& timer,
@@ -119,7 +129,11 @@ static void print_attention_phases(attention::AttentionArgs a, const attention::
 // maximum over the CTAs in µs from the QKV GEMM's first CTA entry: where the time after each wait goes.
 static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, const workloads::AttentionBlockVariant& v, bench::Timer& timer,
                                 cudaStream_t s, const std::string& label) {
-  constexpr int kP = skinny::kSkinnyPhases, kMaxCtas = 1024;
+  constexpr int kP = skinny::kSkinnyPhases, kMaxCtas = 1024;  // (a1/a2/p1/p2: at most 2 per SM; c<N>: checked)
+  if (v.qkv.skinny_config.ctas > kMaxCtas || v.out.skinny_config.ctas > kMaxCtas) {
+    std::printf("    skinny phases %s: more than %d CTAs, not recorded\n", label.c_str(), kMaxCtas);
+    return;
+  }
   unsigned long long* d = nullptr;
   BRAID_CUDA_CHECK(cudaMalloc(&d, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
   BRAID_CUDA_CHECK(cudaMemset(d, 0, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
@@ -135,24 +149,15 @@ static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, co
   std::vector<unsigned long long> h(2 * kMaxCtas * kP);
   BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   cudaFree(d);
-  unsigned long long t0 = ~0ull;
+  unsigned long long t0 = ~0ull;  // the QKV GEMM's first entry
   for (int c = 0; c < kMaxCtas; ++c)
     if (h[size_t(c) * kP] != 0) t0 = std::min(t0, h[size_t(c) * kP]);
   static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
   for (int g = 0; g < 2; ++g) {
     std::printf("    skinny phases %s %s (µs from the QKV GEMM's first entry: median / max over CTAs):", label.c_str(),
                 g == 0 ? "QKV" : "out");
-    for (int k = 0; k < kP; ++k) {
-      std::vector<double> x;
-      for (int c = 0; c < kMaxCtas; ++c) {
-        const unsigned long long* r = h.data() + (size_t(g) * kMaxCtas + c) * kP;
-        if (r[0] != 0 && r[k] != 0) x.push_back(double(r[k] - t0) * 1e-3);
-      }
-      if (x.empty()) continue;
-      std::sort(x.begin(), x.end());
-      std::printf(" %s %.1f/%.1f", names[k], x[x.size() / 2], x.back());
-    }
-    std::printf("\n");
+    const std::vector<unsigned long long> part(h.begin() + size_t(g) * kMaxCtas * kP, h.begin() + size_t(g + 1) * kMaxCtas * kP);
+    print_phase_medians(part, kMaxCtas, kP, names, t0);
   }
 }
 
@@ -704,8 +709,9 @@ int main(int argc, char** argv) {
           std::vector<TraceRecord> trace;
           const bool trace_graph = std::getenv("BRAID_TRACE_GRAPH") != nullptr;
           if (std::getenv("BRAID_TRACE_EVICT") != nullptr || trace_graph) {
-            bench::Graph tg(s, [&](cudaStream_t st) { tb.run(st); });
-            auto run_once = [&] { trace_graph ? tg.launch() : tb.run(s); };
+            std::unique_ptr<bench::Graph> tg;
+            if (trace_graph) tg = std::make_unique<bench::Graph>(s, [&](cudaStream_t st) { tb.run(st); });
+            auto run_once = [&] { trace_graph ? tg->launch() : tb.run(s); };
             run_once();
             tb.check(s);
             tb.chain().clear_trace(s);
