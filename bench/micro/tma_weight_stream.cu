@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | xrows | ksweep | op M CONFIG]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | xrows | ksweep | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -327,6 +327,103 @@ void x_rows_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32
   }
 }
 
+// "ceiling": what a plain read of W reaches on this GPU, by the LSU (ld.global.nc.v4, no shared memory) and by
+// TMA rings deeper than the skinny GEMM's (up to 12 stages, 1 or 2 CTAs per SM). The question (H200): braid's
+// skinny GEMM streams GPT-3's W1 at ~3.55 TB/s whatever its ring, cuBLAS's split-K kernel at 3.8-3.9 and a copy
+// at 4.2 (read + write): is the limit the TMA path, the bytes in flight, or the access pattern?
+// LSU arm: CTA j reads the contiguous slice [j * B / G, (j + 1) * B / G) of W, UNROLL 16-byte loads in flight
+// per thread, each warp 512 contiguous bytes per load instruction.
+template <int UNROLL>
+__global__ void __launch_bounds__(512) ldg_read_kernel(const uint4* __restrict__ w, size_t n16, uint32_t* sink) {
+  const size_t G = gridDim.x, j = blockIdx.x;
+  const size_t b = j * n16 / G, e = (j + 1) * n16 / G;
+  uint32_t acc = 0;
+  for (size_t i = b + threadIdx.x; i < e; i += size_t(blockDim.x) * UNROLL) {
+    uint4 v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const size_t q = i + size_t(u) * blockDim.x;
+      if (q < e) asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                              : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(w + q));
+      else v[u] = make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) acc ^= v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32_t* sink) {
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  const Shape shapes[] = {{"gpt3-W1", 12288, 6144}, {"llama-W1", 8192, 5504}, {"llama-W2", 2752, 8192}};
+  for (const Shape& sh : shapes) {
+    const int tiles = (sh.N + 127) / 128, cpt = (sh.K + 63) / 64;
+    const size_t bytes = size_t(tiles) * cpt * kUnitBytes;
+    const double w_bytes = double(sh.K) * sh.N * 2;
+    void* W;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, bytes));
+    fill_random(static_cast<__half*>(W), bytes / 2, 7, 1.f, s);
+    for (int threads : {256, 512})
+      for (int cps : {1, 2, 4, 8}) {
+        if (threads * cps > 2048) continue;
+        for (int unroll : {4, 8}) {
+          const size_t n16 = size_t(w_bytes) / 16;
+          auto launch = [&] {
+            if (unroll == 4) ldg_read_kernel<4><<<cps * sms, threads, 0, s>>>(static_cast<const uint4*>(W), n16, sink);
+            else ldg_read_kernel<8><<<cps * sms, threads, 0, s>>>(static_cast<const uint4*>(W), n16, sink);
+            BRAID_CUDA_CHECK(cudaGetLastError());
+          };
+          const float us = float(timer.median_us(launch, reps));
+          std::printf("ceiling %-9s ldg   threads %3d cps %d unroll %d %5d CTAs %8.1f us %6.2f TB/s\n", sh.name, threads, cps,
+                      unroll, cps * sms, us, w_bytes / (us * 1e-6) / 1e12);
+          std::fflush(stdout);
+        }
+      }
+    for (int pattern : {int(kBox2), int(kBulk)}) {
+      Params p;
+      p.tiles = tiles;
+      p.cpt = cpt;
+      p.pattern = pattern;
+      p.sink = sink;
+      p.flat = static_cast<const uint8_t*>(W);
+      if (pattern == kBox2) {
+        const cuuint64_t dims[2] = {cuuint64_t(sh.N), cuuint64_t(sh.K)}, strides[1] = {cuuint64_t(sh.N) * 2};
+        const cuuint32_t box[2] = {64u, 64u};
+        encode(p.map, W, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+      }
+      for (int assign : {int(kAligned), int(kStreamK)})
+        for (int cps : {1, 2}) {
+          p.assign = assign;
+          int ctas = cps * sms;
+          if (assign == kAligned) {
+            p.splits = std::max(1, cps * sms / tiles);
+            ctas = tiles * p.splits;
+          }
+          for (int stages : {4, 8, 12}) {
+            if (cps == 2 && stages > 6) continue;
+            const float us = stages == 4 ? run_one<4, true>(timer, s, p, ctas, cps, reps)
+                             : stages == 8 ? run_one<8, true>(timer, s, p, ctas, cps, reps)
+                                           : run_one<12, true>(timer, s, p, ctas, cps, reps);
+            if (us < 0) continue;
+            std::printf("ceiling %-9s %-5s %-8s ws stages %2d cps %d %5d CTAs %8.1f us %6.2f TB/s\n", sh.name,
+                        pattern_name(pattern), assign_name(assign), stages, cps, ctas, us, w_bytes / (us * 1e-6) / 1e12);
+            std::fflush(stdout);
+          }
+        }
+    }
+    void* D;
+    BRAID_CUDA_CHECK(cudaMalloc(&D, bytes));
+    const float cu = float(timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(D, W, bytes, cudaMemcpyDeviceToDevice, s)); }, reps));
+    std::printf("ceiling %-9s memcpy D2D %.1f us: %.2f TB/s read (%.2f read + written)\n", sh.name, cu, bytes / (cu * 1e-6) / 1e12,
+                2 * bytes / (cu * 1e-6) / 1e12);
+    cudaFree(D);
+    cudaFree(W);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -389,6 +486,10 @@ int main(int argc, char** argv) {
                       double(K) * N * 2 / (us * 1e-6) / 1e12);
           std::fflush(stdout);
         }
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "ceiling") {
+    ceiling_study(timer, s, sms, reps, sink);
     return 0;
   }
   if (argc > 2 && std::string(argv[2]) == "xrows") {

@@ -1476,4 +1476,32 @@ TEST_F(HopperTest, FusedSkinnyStuckWaitReportsInsteadOfHanging) {
   EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
 }
 
+// The skinny GEMM in two launches (its producer warp runs the waits for X while the consumer warps
+// compute): a wait that can never be satisfied is reported (stage gemm2, a bounded wait that gave up)
+// and the kernels finish; with the hook removed the synchronized chain gives stream order's bits again.
+TEST_F(HopperTest, SkinnyStuckWaitReportsInsteadOfHanging) {
+  std::mt19937 rng(7);
+  const int T = 8, H = 512, F = 768;
+  MlpVariant v;
+  v.g1 = v.g2 = workloads::GemmChoice::skinny();
+  StuckTestMlp t(rng, T, H, F, v);
+  MlpBuffers& b = t.b;
+  t.stick_gemm2();
+  t.expect_gemm2_reported(true);
+  t.m.chain().set_params_hook(nullptr);
+  MlpVariant stream = v;
+  stream.ordering = Ordering::StreamOrder;
+  Mlp ref({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
+  b.Y.poison();
+  ref.run(nullptr);
+  ref.check(nullptr);
+  b.Y.download();
+  const std::vector<uint16_t> expect = b.Y.h;
+  b.Y.poison();
+  t.m.run(nullptr);
+  t.m.check(nullptr);
+  b.Y.download();
+  EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
+}
+
 #endif  // BRAID_HAVE_HOPPER
