@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | xrows | ksweep | op M CONFIG]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | phases [CONFIG...] | xrows | ksweep | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -424,6 +424,65 @@ void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint3
   }
 }
 
+// "phases CONFIG...": where a skinny GEMM's time goes beyond its stream. Per shape (M = 1, no activation) and
+// configuration: the event-timed median of the GEMM alone, then one more launch after an L2 eviction with the
+// kernel's per-CTA phase stamps (SkinnyGemmOp::set_phases), each stamp's min / median / max over the CTAs in us
+// from the first CTA's entry. The question: the kernel takes ~2.5-3 us longer than the same loads, ring and MMAs
+// in stream_kernel (the `+x+mma` rows), a constant per launch (docs/skinny-gemm.md).
+void phases_study(bench::Timer& timer, cudaStream_t s, int reps, const std::vector<std::string>& configs) {
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  constexpr int kP = skinny::kSkinnyPhases;
+  static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
+  for (const Shape& sh : {Shape{"gpt3-W1", 12288, 6144}, Shape{"llama-W1", 8192, 5504}, Shape{"llama-W2", 2752, 8192}}) {
+    void *W, *X, *Y;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, size_t(sh.K) * sh.N * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(8) * sh.K * 2));
+    BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(8) * sh.N * 2));
+    fill_random(static_cast<__half*>(W), size_t(sh.K) * sh.N, 7, 1.f, s);
+    fill_random(static_cast<__half*>(X), size_t(8) * sh.K, 8, 1.f, s);
+    for (const std::string& cfg : configs) {
+      skinny::SkinnyGemmOp g;
+      const std::string why =
+          g.prepare({hopper::DType::F16, X, W, Y, 1, sh.N, sh.K, hopper::Activation::None}, skinny::parse_skinny_config(cfg));
+      if (!why.empty()) {
+        std::printf("phases %-9s skinny-%s: %s\n", sh.name, cfg.c_str(), why.c_str());
+        continue;
+      }
+      const float us = float(timer.median_us([&] { g.run(s); }, reps));
+      const size_t n = size_t(g.ctas()) * kP;
+      unsigned long long* d = nullptr;
+      BRAID_CUDA_CHECK(cudaMalloc(&d, n * sizeof(unsigned long long)));
+      BRAID_CUDA_CHECK(cudaMemset(d, 0, n * sizeof(unsigned long long)));
+      g.set_phases(d);
+      timer.evict();
+      g.run(s);
+      BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+      std::vector<unsigned long long> h(n);
+      BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      cudaFree(d);
+      unsigned long long t0 = ~0ull;
+      for (int c = 0; c < g.ctas(); ++c) t0 = std::min(t0, h[size_t(c) * kP]);
+      std::printf("phases %-9s skinny-%-12s %4d CTAs %7.1f us (events);", sh.name, cfg.c_str(), g.ctas(), us);
+      for (int k = 0; k < kP; ++k) {
+        std::vector<double> v;
+        for (int c = 0; c < g.ctas(); ++c)
+          if (h[size_t(c) * kP + k] != 0) v.push_back(double(h[size_t(c) * kP + k] - t0) * 1e-3);
+        if (v.empty()) continue;
+        std::sort(v.begin(), v.end());
+        std::printf(" %s %.1f/%.1f/%.1f", names[k], v.front(), v[v.size() / 2], v.back());
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+    cudaFree(W);
+    cudaFree(X);
+    cudaFree(Y);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -486,6 +545,12 @@ int main(int argc, char** argv) {
                       double(K) * N * 2 / (us * 1e-6) / 1e12);
           std::fflush(stdout);
         }
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "phases") {
+    std::vector<std::string> configs(argv + 3, argv + argc);
+    if (configs.empty()) configs = {"a1s4", "a1s4-dsm", "a2s4", "p1s4"};
+    phases_study(timer, s, reps, configs);
     return 0;
   }
   if (argc > 2 && std::string(argv[2]) == "ceiling") {

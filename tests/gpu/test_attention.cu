@@ -472,6 +472,12 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       {1, 256, 0, 3, 512, g64x192, g128, {4, 0}},                 // prompt, 64x192 QKV tiles (3 heads: 192 divides HD)
       {1, 384, 0, 3, 512, g64x192, g128, {4, 0, false, true}},    // ... the Hopper kernel waiting for them
       {1, 512, 0, 2, 512, g128, g128, hopper_late_trigger()},      // the Hopper kernel's PDL trigger after its key loop
+      // LLaMA-65B's decode layer at 8-way tensor parallelism (H = 8192, 8 heads, B = 4, 2048 cached keys) with the
+      // K-aligned skinny GEMMs (a1s4: 5 CTAs per QKV tile) and the clustered decode kernel: session 50's
+      // warp-specialized skinny GEMM gave other bits under PDL here (the attention CTAs co-resident with the QKV
+      // GEMM's from its start; bench/results/skinny-ws-h200-20261128/) while the small cases above passed.
+      {4, 1, 2048, 8, 8192, workloads::GemmChoice::skinny({1, 4, 0, true}), workloads::GemmChoice::skinny({1, 4, 0, true, true}),
+       decode_cluster(8, 8)},
   };
   const DType dt = DType::F16;
   cudaStream_t s;

@@ -36,7 +36,7 @@
 
 namespace braid::skinny {
 
-constexpr int kChainThreads = kGemmThreads;  // 8 consumer warps + the producer warp
+constexpr int kChainThreads = kThreads + 32;  // 8 consumer warps + the producer warp
 
 struct SkinnyChainParams {
   SkinnyParams g[2];  // the two GEMMs, as their SkinnyGemmOps prepared them (cluster_reduce cleared)
