@@ -114,7 +114,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
     return "cannot set the skinny GEMM's (lean form) shared memory size (" + std::to_string(smem_max) + " bytes)";
   int dev = 0, sms = 0, fit = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kThreads, im->smem) != cudaSuccess || fit < 1)
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, im->kernel, kGemmThreads, im->smem) != cudaSuccess || fit < 1)
     return "the skinny GEMM does not fit on this GPU";
   im->per_sm = std::min(c.ctas_per_sm, fit);
   uint64_t want = c.ctas > 0 ? uint64_t(c.ctas) : uint64_t(im->per_sm) * sms;
@@ -131,7 +131,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim = {unsigned(S), 1, 1};
     lc.gridDim = dim3(unsigned(im->ctas));
-    lc.blockDim = dim3(kThreads);
+    lc.blockDim = dim3(kGemmThreads);
     lc.dynamicSmemBytes = im->smem;
     lc.attrs = &attr;
     lc.numAttrs = 1;
@@ -199,7 +199,7 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
     hopper::note_lean_form_launch();
   }
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
-    launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
+    launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
                             i.p, ctx.params);
     return;
   }
@@ -207,7 +207,7 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
-  launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kThreads), i.smem,
+  launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem,
                           dim3(uint32_t(i.cluster), 1, 1), p, late);
 }
 

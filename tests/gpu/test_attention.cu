@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -441,6 +442,24 @@ struct BlockBuffers {
         kc(size_t(B) * S_max * HD), vc(size_t(B) * S_max * HD), Attn(size_t(M) * HD), Y(size_t(M) * H) {}
 };
 
+// Where two row-major fp16 matrices of `cols` columns differ: how many elements, in which rows, and per
+// 128-column tile (a whole wrong tile points at a tile's reduction or store, scattered elements at its loads).
+std::string describe_diff(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b, int cols) {
+  std::map<int, int> tiles, rows;
+  size_t n = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    if (a[i] != b[i]) {
+      ++n;
+      ++tiles[int(i % cols) / 128];
+      ++rows[int(i / cols)];
+    }
+  std::string r = std::to_string(n) + " of " + std::to_string(a.size()) + " differ; rows";
+  for (const auto& [k, v] : rows) r += " " + std::to_string(k) + ":" + std::to_string(v);
+  r += "; 128-column tiles";
+  for (const auto& [k, v] : tiles) r += " " + std::to_string(k) + ":" + std::to_string(v);
+  return r;
+}
+
 TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   struct BlockCase {
     int B, S_new, S_cached, NH, H;
@@ -520,7 +539,8 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
     base.check(s);
     bb.Y.download();
     bb.Attn.download();
-    const std::vector<uint16_t> want_y = bb.Y.h, want_a = bb.Attn.h;
+    bb.QKV.download();
+    const std::vector<uint16_t> want_y = bb.Y.h, want_a = bb.Attn.h, want_qkv = bb.QKV.h;
     {  // stream order against the fp32 reference of the whole block
       DevF32 qkv_ref(size_t(M) * 3 * HD), attn_ref(size_t(M) * HD), y_ref(size_t(M) * c.H);
       bench::ref_gemm(reinterpret_cast<const __half*>(bb.X.d), reinterpret_cast<const __half*>(bb.Wqkv.d), qkv_ref.d, M,
@@ -584,7 +604,11 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
         blk.check(s);
         bb.Y.download();
         bb.Attn.download();
+        bb.QKV.download();
         const bool unf = !v.fused;
+        // (the unfused chain runs the same QKV GEMM: the same bits)
+        ASSERT_EQ(std::memcmp(want_qkv.data(), bb.QKV.h.data(), want_qkv.size() * 2), 0)
+            << "QKV, run " << rep << ": " << describe_diff(want_qkv, bb.QKV.h, 3 * HD);
         ASSERT_EQ(std::memcmp((unf ? want_ua : want_a).data(), bb.Attn.h.data(), want_a.size() * 2), 0) << "attention, run " << rep;
         ASSERT_EQ(std::memcmp((unf ? want_uy : want_y).data(), bb.Y.h.data(), want_y.size() * 2), 0) << "output, run " << rep;
       }

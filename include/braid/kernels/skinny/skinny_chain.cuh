@@ -36,7 +36,7 @@
 
 namespace braid::skinny {
 
-constexpr int kChainThreads = kThreads + 32;  // 8 consumer warps + the producer warp
+constexpr int kChainThreads = kGemmThreads;  // 8 consumer warps + the producer warp
 
 struct SkinnyChainParams {
   SkinnyParams g[2];  // the two GEMMs, as their SkinnyGemmOps prepared them (cluster_reduce cleared)
@@ -205,8 +205,7 @@ __global__ void __launch_bounds__(kChainThreads, 2)
       const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
       if (tid == 0 && i == int(n[0])) stamp(kEvPhase1FirstData);
       detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
-      __syncwarp();
-      if (lane == 0) tma::arrive(&empty[i % STAGES]);  // this warp is done with the stage
+      detail::release_stage<WG>(&empty[i % STAGES], lane);  // this warp is done with the stage
       if (tid == 0 && i == int(n[0]) - 1) stamp(kEvPhase0Mma);
 
       const bool phase_end = i == (q == 0 ? int(n[0]) : total) - 1;

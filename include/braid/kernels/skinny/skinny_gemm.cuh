@@ -10,9 +10,10 @@
 //    the token dimension, so M = 8 wastes nothing (M = 1 wastes 7/8 of an MMA that costs ~nothing
 //    next to its 512 bytes of W). One MMA per 16x16 block of W per 8 rows, instead of 64 CUDA-core
 //    FMAs per 16 bytes.
-//  - A ring of STAGES (W[64 x 128] + X[MR x 64]) chunks per CTA, loaded by TMA (thread 0 issues three
-//    box loads per chunk, completing on the stage's mbarrier; W with an L2 evict-first hint) in the
-//    128-byte swizzle, so the ldmatrix reads are conflict-free. (A cp.async version -- 16 bytes per
+//  - A ring of STAGES (W[64 x 128] + X[MR x 64]) chunks per CTA, loaded by TMA (a producer warp issues
+//    three box loads per chunk as soon as the consumer warps release the stage, completing on the
+//    stage's mbarrier; W with an L2 evict-first hint) in the 128-byte swizzle, so the ldmatrix reads
+//    are conflict-free. (A cp.async version -- 16 bytes per
 //    thread and copy -- streamed the weights at 2.5 TB/s on an H100.)
 //  - Stream-K over persistent CTAs: the work is tiles x K-chunks (128 columns x 64 rows of W) laid out
 //    tile by tile, and CTA j takes the contiguous range [j U / G, (j+1) U / G): every CTA streams the
@@ -51,7 +52,8 @@
 namespace braid::skinny {
 
 constexpr int kWarps = 8;
-constexpr int kThreads = kWarps * 32;
+constexpr int kThreads = kWarps * 32;  // the consumer warps
+constexpr int kGemmThreads = kThreads + 32;  // + the producer warp (skinny_gemm_kernel, skinny_chain_kernel)
 // Contributions a tile's reducing CTA loads at once (per row block). 4, not 8: at 32-64 rows 8 held the
 // reduction at 128 registers with spills, and LLaMA's W1 at M = 64 took 46 instead of 41 us; 5
 // contributors (GPT-3's W1, a2s4) cost nothing measurable in two rounds
@@ -74,8 +76,8 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
-  // kSkinnyPhases %globaltimer stamps of thread 0 -- entry, W's first stages issued, the PDL wait done, the
-  // first / fourth / last unit's stage full, the last MMA, the end.
+  // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
+  // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
   unsigned long long* phase_ns = nullptr;  // [CTAs][kSkinnyPhases] (skinny_config.hpp)
 };
 
@@ -100,11 +102,8 @@ __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
 }
 __device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
 
-// A CTA-wide barrier for the helpers below: the plain kernel's __syncthreads, or (warp-specialized
-// kernels: skinny_chain.cuh) a named barrier over the 8 consumer warps only.
-struct CtaBarrier {
-  __device__ __forceinline__ void operator()() const { __syncthreads(); }
-};
+// The barrier of the helpers below: the kernels are warp-specialized (a producer warp besides the
+// consumers), so it is a named barrier over the 8 consumer warps only.
 struct ConsumerBarrier {  // named barrier 1 over the kWarps consumer warps
   __device__ __forceinline__ void operator()() const { ptx::named_barrier_sync(1, kThreads); }
 };
@@ -259,17 +258,58 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
   return true;
 }
 
+// A consumer warp is done with a ring stage (after mma_chunk): release it to the producer warp, whose TMA
+// refills it. The mma.sync consumer read the stage through the generic proxy (ldmatrix) and the refill writes it
+// through the async proxy: without fence.proxy.async between them the mbarrier orders nothing across proxies,
+// and a refill's first bytes (X's box goes out first) landed while a slower warp still read the stage -- other
+// sums for some tokens of some warps' columns, seen only with other kernels' CTAs sharing the SMs (the decode
+// attention PDL-launched beside the QKV GEMM, H200; bench/results/skinny-ws-h200-20261128/). The wgmma consumer
+// reads through the async proxy and has waited for its wgmmas: no fence.
+template <bool WG>
+__device__ __forceinline__ void release_stage(uint64_t* empty_bar, int lane) {
+  if constexpr (!WG) tma::fence_proxy_async_smem();
+  __syncwarp();
+  if (lane == 0) tma::arrive(empty_bar);
+}
+
+// A tile's post from one consumer thread after the consumer warps' barrier (the warp-specialized
+// kernel's post(): its producer warp does not take part): publish tile t unless a wait gave up, and
+// record its trace (start, end, wait time, SM, block, and the mainloop end `t_mainloop`).
+__device__ __forceinline__ void post_tile_elected(const StageParams& sp, BlockSync& bs, Tile t, uint64_t t_mainloop) {
+  if (!*static_cast<volatile uint32_t*>(&bs.ok)) return;
+  post_elected(sp, bs.epoch, t);
+  if (sp.trace != nullptr) {
+    TileTrace& r = sp.trace[linear(t, sp.grid)];
+    r.start_ns = bs.t_start;
+    r.end_ns = ptx::globaltimer_ns();
+    r.wait_ns = *static_cast<volatile uint64_t*>(&bs.wait_ns);
+    r.smid = ptx::smid();
+    r.block = braid::detail::block_linear();
+    r.mainloop_end_ns = t_mainloop;
+  }
+}
+
 }  // namespace detail
 
 // MR: rows computed (a multiple of 8 >= M); WG: wgmma consumers (mma_chunk). Grid: (G persistent
-// CTAs), G <= tiles x chunks_per_tile.
+// CTAs), G <= tiles x chunks_per_tile; block: kGemmThreads.
 // Dynamic shared memory: SkinnySmem<MR, STAGES>::bytes(act == SwiGLU).
 // kForm: hopper::kFormGeneral (any ordering, traces, the activation at run time) or a lean form
 // (hopper::lean_form(act): launched without tile sync, dynamic order or traces; one activation) -- the
 // Hopper GEMM's forms and their reason (gemm_config.hpp, "The forms of braid's GEMM kernels").
+//
+// Warp-specialized (as skinny_chain.cuh): warps 0-7 consume (MMAs, reduction, epilogue, posts; a named
+// barrier among themselves) and release each stage on its `empty` mbarrier; warp 8 issues every TMA load,
+// refilling a stage as soon as it is released -- STAGES units in flight, not STAGES - 1 behind a CTA
+// barrier -- and runs the waits for X's producer tiles itself, so a wait never stalls the MMAs of the
+// stages already loaded. Why: on an H200 the CTA-barrier ring streamed GPT-3's W1 at 3.47 TB/s against
+// 3.85 for the same loads from a producer warp (bench/results/skinny-ws-h200-20261128/; on an H100 the
+// two rings were equal).
+// Two CTAs per SM (the "p2"/"a2" configurations) up to 32 rows; at 64 rows one: 288 threads x 2 CTAs
+// cap a thread at 96 registers, and the 64-row accumulators and reduction then spill ~260 bytes.
 template <class T, int MR, int STAGES, bool WG, int kForm = hopper::kFormGeneral>
-__global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
-                                                                   const StageParams sp) {
+__global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
+                                                                       const StageParams sp) {
   constexpr bool kLean = kForm != hopper::kFormGeneral;
   const hopper::Activation act = kLean ? hopper::form_activation(kForm) : p.act;
   TileTrace* const trace = kLean ? nullptr : sp.trace;
@@ -279,43 +319,31 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
   extern __shared__ __align__(128) uint8_t smem_raw[];
   __shared__ BlockSync bs;
   __shared__ uint32_t s_last;
-  __shared__ __align__(8) uint64_t full[STAGES];  // stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1
+  // full[s]: stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1; empty[s]: its 8 consumer warps are done.
+  __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
   uint8_t* smem = smem_raw + ((1024 - attention::mma::smem_u32(smem_raw) % 1024) % 1024);
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) tma::init(&full[s], 1);
-    tma::fence_init();
-    tma::prefetch_map(&p.w_map);
-    tma::prefetch_map(&p.x_map);
-  }
-  // (Its barrier publishes the initialized mbarriers.)
-  if constexpr (kLean) begin_block_unsynchronized(sp);
-  else begin_block(sp, bs);
-  if (trace != nullptr && threadIdx.x == 0) {
-    bs.t_start = ptx::globaltimer_ns();
-    bs.wait_ns = 0;
-  }
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const bool producer = warp == kWarps, loader = producer && lane == 0;
   const uint32_t G = gridDim.x, me = blockIdx.x;
-  unsigned long long* const phases = !kLean && p.phase_ns != nullptr && tid == 0 ? p.phase_ns + size_t(me) * kSkinnyPhases : nullptr;
+  // Phase stamps: thread 0 (a consumer) and the loader lane, each its own entries.
+  unsigned long long* const phases =
+      !kLean && p.phase_ns != nullptr && (tid == 0 || loader) ? p.phase_ns + size_t(me) * kSkinnyPhases : nullptr;
   auto stamp = [&](int k) {
     if (phases != nullptr) phases[k] = ptx::globaltimer_ns();
   };
-  stamp(0);
+  if (tid == 0) stamp(0);
   const uint32_t cpt = uint32_t(p.chunks_per_tile);
   const uint64_t U = uint64_t(p.tiles) * cpt;
   const uint32_t u_begin = detail::unit_begin(me, U, G), u_end = detail::unit_begin(me + 1, U, G);
   const int n_units = int(u_end - u_begin);
   const uint32_t ring = attention::mma::smem_u32(smem);
-  bool need_wait = false;  // X is produced and its producer has not completed this run
-  bool fence_x = false;    // thread 0 acquired X's producer tiles since the last X load was issued
 
-  // Unit u_begin + i -> ring stage i % STAGES, issued by thread 0: the stage's byte count, W's two
-  // boxes, and (after the waits for it) X's box -- or, in the loop when nothing is waited for, X's box
-  // first. Rows past K or N, and X rows past M, arrive as zeros.
+  // Unit u_begin + i -> ring stage i % STAGES, issued by the loader lane: the stage's byte count, W's two
+  // boxes, and X's box (after the waits for it, or first when nothing is waited for). Rows past K or N,
+  // and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
-  // (expect: the stage's byte count, before its first box; `expect == false`: already set.)
+  bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
   auto load_w = [&](int i, bool expect = true) {
-    if (tid != 0) return;
     const uint32_t u = u_begin + uint32_t(i);
     const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
@@ -325,171 +353,210 @@ __global__ void __launch_bounds__(kThreads, 2) skinny_gemm_kernel(const __grid_c
     tma::load_2d(dst + Smem::kWBoxBytes, &p.w_map, n0 + 64, k0, bar, w_policy);
   };
   auto load_x = [&](int i) {
-    if (tid != 0) return;
-    const uint32_t u = u_begin + uint32_t(i);
-    const int k0 = int(u % cpt) * kChunkK;
+    const int k0 = int((u_begin + uint32_t(i)) % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
     if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
     fence_x = false;                               // a fence per chunk would stall every TMA issue)
     tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
   };
-  // Before loading unit i's X chunk: wait until X's rows over the chunk's K columns are complete.
-  // Block-uniform. `ready_until` (every thread's copy is the same) marks the columns known ready in
-  // the current segment (a tile's units in this CTA); past it, warp 0 probes up to 32 producer tiles
-  // at once, up to the segment's last column (ColumnWaiterWarp: one L2 round trip clears a run of
-  // complete tiles; a serial acquire per tile cost the consumer ~1 us each), and shares the new
-  // bound. So a chunk waits only for the tiles it reads, and a wait already satisfied costs a
-  // comparison. A failed wait (bounded mode) clears bs.ok: nothing is posted, later waits are skipped,
-  // and the chain's check() reports the stuck semaphore.
-  __shared__ uint32_t s_ready;
-  uint32_t ready_until = 0;
-  ColumnWaiterWarp waiter;
-  auto wait_unit = [&](int i) {
-    if (!need_wait) return;
-    const uint32_t u = u_begin + uint32_t(i), t = u / cpt;
-    const uint32_t k_lo = (u % cpt) * kChunkK, k_hi = min(uint32_t(p.K), k_lo + kChunkK) - 1;
-    if (i == 0 || u % cpt == 0) ready_until = k_lo;  // a new segment
-    if (k_hi < ready_until) return;
-    if (warp == 0) {
+
+  // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
+  // ring with W before begin_block (its epoch load is an L2 round trip) and the PDL wait. begin_block's
+  // barrier publishes the initialization. The loader lane also owns bs.wait_ns (the trace's wait time).
+  const bool weights_first = !sync || sp.has(kWeightsFirst);
+  const int pre = weights_first ? min(STAGES, n_units) : 0;
+  if (loader) {
+    for (int s = 0; s < STAGES; ++s) {
+      tma::init(&full[s], 1);
+      tma::init(&empty[s], kWarps);
+    }
+    tma::fence_init();
+    tma::prefetch_map(&p.w_map);
+    tma::prefetch_map(&p.x_map);
+    for (int i = 0; i < pre; ++i) load_w(i);
+    bs.wait_ns = 0;
+    stamp(1);
+  }
+  if constexpr (kLean) begin_block_unsynchronized(sp);
+  else begin_block(sp, bs);
+  if (trace != nullptr && tid == 0) bs.t_start = ptx::globaltimer_ns();
+  if (!sync) {  // stream order: X (and Y) belong to the primary until it ends
+    const uint64_t t0 = trace != nullptr && loader ? ptx::globaltimer_ns() : 0;
+    ptx::pdl_wait_primary();
+    if (trace != nullptr && loader) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
+  }
+  if (loader) stamp(2);
+  // X is produced and its producer has not completed this run. (A first stage has no X producer; an
+  // unsynchronized launch's producer has ended.)
+  bool need_wait = !kLean && sp.num_inputs > 0 && !producer_complete(sp, bs, 0);
+  fence_x = sync && sp.num_inputs > 0;  // producer_complete's acquire (thread 0's, through its barrier), or the waits to come
+
+  if (producer) {
+    // ---- producer warp ------------------------------------------------------------------------------
+    // Is unit i's X chunk ready? A comparison against the columns known ready in the current segment (a
+    // tile's units in this CTA); past them, with `block`, the stage-done fast path, then the bounded wait:
+    // the warp probes up to 32 producer tiles at once, to the segment's last column (ColumnWaiterWarp:
+    // one L2 round trip clears a run of complete tiles). A wait that gives up (bounded mode) clears bs.ok:
+    // X is loaded as it is, nothing more is posted, and the chain's check() reports the semaphore.
+    ColumnWaiterWarp waiter;
+    int waiter_segment = -1;
+    auto x_ready = [&](int i, bool block) -> bool {
+      if (!need_wait) return true;
+      const uint32_t u = u_begin + uint32_t(i), t = u / cpt;
+      const uint32_t k_lo = (u % cpt) * kChunkK, k_hi = min(uint32_t(p.K), k_lo + kChunkK) - 1;
+      const int seg = (i == 0 || u % cpt == 0) ? i : waiter_segment;
+      if (seg != waiter_segment) {
+        waiter.reset(k_lo);
+        waiter_segment = seg;
+      }
+      if (k_hi < waiter.ready_until) return true;
+      if (!block) return false;
+      if (waiter.stage_done(sp, bs.epoch, 0)) {
+        fence_x = true;
+        need_wait = false;
+        return true;
+      }
       const uint32_t last = min(u_end - 1, t * cpt + cpt - 1);
       const uint32_t k_last = min(uint32_t(p.K), (last % cpt + 1) * kChunkK) - 1;
-      waiter.ready_until = ready_until;
       bool acquired = false;
-      const bool ok = waiter.wait(sp, bs.epoch, 0, 0, uint32_t(p.M - 1), k_hi, k_last, Tile{t, 0, 0}, &bs.wait_ns, acquired);
-      if (lane == 0) {
-        s_ready = ok ? waiter.ready_until : 0xffffffffu;
-        if (!ok) bs.ok = 0;
+      uint64_t waited = 0;
+      const bool ok = waiter.wait(sp, bs.epoch, 0, 0, uint32_t(p.M - 1), k_hi, k_last, Tile{t, 0, 0}, &waited, acquired);
+      if (trace != nullptr && lane == 0) bs.wait_ns += waited;
+      fence_x = true;
+      if (!ok) {
+        need_wait = false;
+        if (lane == 0) bs.ok = 0;
       }
-    }
-    __syncthreads();  // warp 0's acquire (fence + barrier) orders every thread's later loads of X
-    ready_until = s_ready;
-    fence_x = true;
-    if (ready_until == 0xffffffffu) need_wait = false;
-    __syncthreads();  // every thread has read s_ready before warp 0 may rewrite it
-  };
-
-  const bool weights_first = !sync || sp.has(kWeightsFirst);
-  const int pre = min(STAGES - 1, n_units);
-  if (weights_first)
-    for (int i = 0; i < pre; ++i) load_w(i);
-  stamp(1);
-  if (!sync) {  // stream order: X (and Y) belong to the primary until it ends
-    const uint64_t t0 = trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
-    ptx::pdl_wait_primary();
-    if (trace != nullptr && tid == 0) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
-  }
-  stamp(2);
-  // (A first stage has no X producer; an unsynchronized launch's producer has ended.)
-  need_wait = !kLean && sp.num_inputs > 0 && !producer_complete(sp, bs, 0);
-  fence_x = sync && sp.num_inputs > 0;  // producer_complete's acquire, or the waits to come
-  for (int i = 0; i < pre; ++i) {
-    if (!weights_first) load_w(i);
-    wait_unit(i);
-    load_x(i);
-  }
-
-  float acc[MB][4];
-#pragma unroll
-  for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
-  // Output of a complete tile t from its sums v: activation, store, post.
-  float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
-  // Traces: when this CTA's last MMA of the segment it finishes a tile with was done (thread 0's warp), as the
-  // tile's mainloop end -- what splits the time after a consumer's wait into its loads and MMAs, and the
-  // reduction and stores.
-  uint64_t t_mainloop = 0;
-  auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
-    detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::CtaBarrier{}, act);
-    // (post's barrier also retires the SwiGLU hand-over before reuse; the lean form keeps the barrier.)
-    if constexpr (kLean) {
-      __syncthreads();
-    } else {
-      post(sp, bs, Tile{t, 0, 0});
-      if (trace != nullptr && tid == 0 && bs.ok) trace[linear(Tile{t, 0, 0}, sp.grid)].mainloop_end_ns = t_mainloop;
-    }
-  };
-
-  // End of a segment of tile t that started at unit u0 and ends at unit u.
-  auto finish_segment = [&](uint32_t t, uint32_t u0, uint32_t u) {
-    if (u0 % cpt == 0 && u % cpt == cpt - 1) {  // the whole tile is this CTA's
-      finish_tile(t, acc);
-      return;
-    }
-    if (p.cluster_reduce) {
-      // The tile's CTAs are this cluster (rank = K order, one segment each): every CTA leaves its sums in
-      // its own ring (free: the last unit is consumed), rank 0 adds them in rank order -- the order of
-      // the global reduction below, so the same bits -- finishes and posts the tile; the second barrier
-      // keeps the other CTAs (and their shared memory) alive until rank 0 has read them.
-      float4* mine = reinterpret_cast<float4*>(smem);
-      __syncthreads();  // every warp is done reading the ring
-#pragma unroll
-      for (int b = 0; b < MB; ++b) mine[(warp * MB + b) * 32 + lane] = make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
-      cluster::sync();
-      if (cluster::rank() == 0) {
-        float sum[MB][4];
-        const uint32_t n = cluster::size();
-        const uint32_t local = cluster::smem_addr(mine + warp * MB * 32 + lane);
-#pragma unroll
-        for (int b = 0; b < MB; ++b) sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
-        for (uint32_t r = 0; r < n; ++r) {  // rank order; a rank's row blocks loaded together
-          const uint32_t remote = cluster::map(local, r);
-          float4 v[MB];
-#pragma unroll
-          for (int b = 0; b < MB; ++b) v[b] = cluster::ld_f32x4(remote + uint32_t(b) * 32u * 16u);
-#pragma unroll
-          for (int b = 0; b < MB; ++b) {
-            sum[b][0] += v[b].x;
-            sum[b][1] += v[b].y;
-            sum[b][2] += v[b].z;
-            sum[b][3] += v[b].w;
+      return true;
+    };
+    int x_next = 0;  // the first unit whose X box is not issued yet
+    for (int j = 0; j < n_units; ++j) {
+      if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
+        if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
+        if (!need_wait && x_next == j) {
+          // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
+          // at this K position) finished the stage late.
+          if (lane == 0) {
+            tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
+            load_x(j);
+            load_w(j, false);
           }
+          ++x_next;
+          __syncwarp();
+          continue;
         }
-        finish_tile(t, sum);
+        if (lane == 0) load_w(j);  // W first: its bytes stream while the wait for X's producer tiles runs
       }
+      // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
+      // waiting for X (the next W load needs unit x_next consumed).
+      while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
+        if (lane == 0) load_x(x_next);
+        ++x_next;
+      }
+      __syncwarp();
+    }
+    while (x_next < n_units) {
+      x_ready(x_next, true);
+      if (lane == 0) load_x(x_next);
+      ++x_next;
+      __syncwarp();
+    }
+    // The cluster reduction's two cluster barriers count every thread of the cluster (the consumers' one
+    // segment per CTA: the K-aligned split gives each CTA one cut tile).
+    if (p.cluster_reduce) {
       cluster::sync();
-      return;
+      cluster::sync();
     }
-    float sum[MB][4];
-    if (detail::reduce_cut_tile<MR>(p, t, me, U, G, acc, sum, s_last, tid, warp, lane, detail::CtaBarrier{}))
-      finish_tile(t, sum);
-  };
+  } else {
+    // ---- consumer warps -----------------------------------------------------------------------------
+    float acc[MB][4];
+#pragma unroll
+    for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
+    float4* xchg = reinterpret_cast<float4*>(smem + Smem::kRingBytes);
+    // Traces: when this CTA's last MMA of the segment it finishes a tile with was done (thread 0's warp),
+    // as the tile's mainloop end -- what splits the time after a consumer's wait into its loads and MMAs,
+    // and the reduction and stores.
+    uint64_t t_mainloop = 0;
+    // Output of a complete tile t from its sums v: activation, stores, then (after every consumer's
+    // stores; the barrier also retires the SwiGLU hand-over before reuse) the post.
+    auto finish_tile = [&](uint32_t t, float (&v)[MB][4]) {
+      detail::store_tile<T, MR>(p, t, v, xchg, warp, lane, detail::ConsumerBarrier{}, act);
+      detail::ConsumerBarrier{}();
+      if constexpr (!kLean)
+        if (tid == 0) detail::post_tile_elected(sp, bs, Tile{t, 0, 0}, t_mainloop);
+    };
+    // End of a segment of tile t that started at unit u0 and ends at unit u.
+    auto finish_segment = [&](uint32_t t, uint32_t u0, uint32_t u) {
+      if (u0 % cpt == 0 && u % cpt == cpt - 1) {  // the whole tile is this CTA's
+        finish_tile(t, acc);
+        return;
+      }
+      if (p.cluster_reduce) {
+        // The tile's CTAs are this cluster (rank = K order, one segment each): every CTA leaves its sums in
+        // its own ring (free: every unit is consumed and the producer has no more loads), rank 0 adds them
+        // in rank order -- the order of the global reduction below, so the same bits -- finishes and posts
+        // the tile; the second barrier keeps the other CTAs (and their shared memory) alive until rank 0
+        // has read them. (The producer warp takes part in both cluster barriers.)
+        float4* mine = reinterpret_cast<float4*>(smem);
+        detail::ConsumerBarrier{}();  // every consumer warp is done reading the ring
+#pragma unroll
+        for (int b = 0; b < MB; ++b) mine[(warp * MB + b) * 32 + lane] = make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]);
+        cluster::sync();
+        if (cluster::rank() == 0) {
+          float sum[MB][4];
+          const uint32_t n = cluster::size();
+          const uint32_t local = cluster::smem_addr(mine + warp * MB * 32 + lane);
+#pragma unroll
+          for (int b = 0; b < MB; ++b) sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+          for (uint32_t r = 0; r < n; ++r) {  // rank order; a rank's row blocks loaded together
+            const uint32_t remote = cluster::map(local, r);
+            float4 v[MB];
+#pragma unroll
+            for (int b = 0; b < MB; ++b) v[b] = cluster::ld_f32x4(remote + uint32_t(b) * 32u * 16u);
+#pragma unroll
+            for (int b = 0; b < MB; ++b) {
+              sum[b][0] += v[b].x;
+              sum[b][1] += v[b].y;
+              sum[b][2] += v[b].z;
+              sum[b][3] += v[b].w;
+            }
+          }
+          finish_tile(t, sum);
+        }
+        cluster::sync();
+        return;
+      }
+      float sum[MB][4];
+      if (detail::reduce_cut_tile<MR>(p, t, me, U, G, acc, sum, s_last, tid, warp, lane, detail::ConsumerBarrier{}))
+        finish_tile(t, sum);
+    };
 
-  uint32_t seg_start = u_begin;
-  for (int i = 0; i < n_units; ++i) {
-    if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
-    __syncthreads();  // stage i - 1 (refilled below) is consumed by every warp
-    if (const int nx = i + STAGES - 1; nx < n_units) {
-      if (need_wait) {  // W first: its bytes stream while the wait for X's producer tiles runs
-        load_w(nx);
-        wait_unit(nx);
-        load_x(nx);
-      } else {  // X first: issued behind W's 16 KB, X's first reads (DRAM misses) finished the stage late
-        if (tid == 0) tma::arrive_expect_tx(&full[nx % STAGES], Smem::kStageBytes);
-        load_x(nx);
-        load_w(nx, false);
+    uint32_t seg_start = u_begin;
+    for (int i = 0; i < n_units; ++i) {
+      if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
+      tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+      if (tid == 0) {
+        if (i == 0) stamp(3);
+        if (i == min(3, n_units - 1)) stamp(4);
+        if (i == n_units - 1) stamp(5);
+      }
+      const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
+      detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
+      detail::release_stage<WG>(&empty[i % STAGES], lane);
+
+      const uint32_t u = u_begin + uint32_t(i);
+      if (i == n_units - 1 || u % cpt == cpt - 1) {
+        if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
+        if (tid == 0 && i == n_units - 1) stamp(6);
+        finish_segment(u / cpt, seg_start, u);
+        seg_start = u + 1;
+#pragma unroll
+        for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
       }
     }
-    tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
-    if (phases != nullptr) {
-      if (i == 0) stamp(3);
-      if (i == min(3, n_units - 1)) stamp(4);
-      if (i == n_units - 1) stamp(5);
-    }
-
-    const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
-    detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
-
-    const uint32_t u = u_begin + uint32_t(i);
-    if (i == n_units - 1 || u % cpt == cpt - 1) {
-      if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
-      if (i == n_units - 1) stamp(6);
-      finish_segment(u / cpt, seg_start, u);
-      seg_start = u + 1;
-#pragma unroll
-      for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
-    }
+    if (tid == 0) stamp(7);
   }
-  stamp(7);
-  if constexpr (!kLean) end_block(sp, bs);
+  if constexpr (!kLean) end_block(sp, bs);  // (all warps: its barrier is a __syncthreads)
 }
 
 }  // namespace braid::skinny
