@@ -327,6 +327,17 @@ void x_rows_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32
   }
 }
 
+// Reference: a device-to-device copy of the same bytes, timed as the kernels are (prefix: the study's tag).
+void print_copy_reference(bench::Timer& timer, cudaStream_t s, const void* W, size_t bytes, int reps, const char* prefix,
+                          const char* shape) {
+  void* D;
+  BRAID_CUDA_CHECK(cudaMalloc(&D, bytes));
+  const float cu = float(timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(D, W, bytes, cudaMemcpyDeviceToDevice, s)); }, reps));
+  std::printf("%s%-9s memcpy D2D %.1f us: %.2f TB/s read (%.2f read + written)\n", prefix, shape, cu, bytes / (cu * 1e-6) / 1e12,
+              2 * bytes / (cu * 1e-6) / 1e12);
+  cudaFree(D);
+}
+
 // "ceiling": what a plain read of W reaches on this GPU, by the LSU (ld.global.nc.v4, no shared memory) and by
 // TMA rings deeper than the skinny GEMM's (up to 12 stages, 1 or 2 CTAs per SM). The question (H200): braid's
 // skinny GEMM streams GPT-3's W1 at ~3.55 TB/s whatever its ring, cuBLAS's split-K kernel at 3.8-3.9 and a copy
@@ -414,12 +425,7 @@ void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint3
           }
         }
     }
-    void* D;
-    BRAID_CUDA_CHECK(cudaMalloc(&D, bytes));
-    const float cu = float(timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(D, W, bytes, cudaMemcpyDeviceToDevice, s)); }, reps));
-    std::printf("ceiling %-9s memcpy D2D %.1f us: %.2f TB/s read (%.2f read + written)\n", sh.name, cu, bytes / (cu * 1e-6) / 1e12,
-                2 * bytes / (cu * 1e-6) / 1e12);
-    cudaFree(D);
+    print_copy_reference(timer, s, W, bytes, reps, "ceiling ", sh.name);
     cudaFree(W);
   }
 }
@@ -650,13 +656,7 @@ int main(int argc, char** argv) {
     }
     cudaFree(X);
     cudaFree(Y);
-    // Reference: a device-to-device copy of the same bytes (timed as above).
-    void* D;
-    BRAID_CUDA_CHECK(cudaMalloc(&D, bytes));
-    const float cu = float(timer.median_us([&] { BRAID_CUDA_CHECK(cudaMemcpyAsync(D, W, bytes, cudaMemcpyDeviceToDevice, s)); }, reps));
-    std::printf("%-9s memcpy D2D %.1f us: %.2f TB/s read (%.2f read + written)\n", sh.name, cu, bytes / (cu * 1e-6) / 1e12,
-                2 * bytes / (cu * 1e-6) / 1e12);
-    cudaFree(D);
+    print_copy_reference(timer, s, W, bytes, reps, "", sh.name);
     cudaFree(W);
   }
   return 0;

@@ -1402,10 +1402,12 @@ TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
 
 // The stuck-wait tests' chain: random fp16 inputs, GeLU, bounded waits of 200 ms.
 struct StuckTestMlp {
+  int T, H, F;
+  MlpVariant v;
   MlpBuffers b;
   Mlp m;
-  StuckTestMlp(std::mt19937& rng, int T, int H, int F, const MlpVariant& v)
-      : b(T, H, F, F),
+  StuckTestMlp(std::mt19937& rng, int T_, int H_, int F_, const MlpVariant& v_)
+      : T(T_), H(H_), F(F_), v(v_), b(T, H, F, F),
         m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, v,
           ChainOptions{true, true, 200, false}) {
     b.X.random(rng, 1.0f, DType::F16);
@@ -1422,6 +1424,25 @@ struct StuckTestMlp {
       if (stage == 0) sp.sems = nullptr;
       if (stage == 1) sp.inputs[0].state = sp.state;
     });
+  }
+  // After a report, with the fault removed (the hook): the chain runs again and gives the bits of braid's
+  // kernels in stream order.
+  void expect_stream_order_bits_without_the_fault() {
+    m.chain().set_params_hook(nullptr);
+    MlpVariant stream = v;
+    stream.fused = false;
+    stream.ordering = Ordering::StreamOrder;
+    Mlp ref({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
+    b.Y.poison();
+    ref.run(nullptr);
+    ref.check(nullptr);
+    b.Y.download();
+    const std::vector<uint16_t> expect = b.Y.h;
+    b.Y.poison();
+    m.run(nullptr);
+    m.check(nullptr);
+    b.Y.download();
+    EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
   }
   // One run; check() must throw a SyncError naming stage gemm2 (and, with `gave_up`, a bounded wait
   // that gave up).
@@ -1454,26 +1475,9 @@ TEST_F(HopperTest, FusedSkinnyStuckWaitReportsInsteadOfHanging) {
   v.fused = true;
   v.g1 = v.g2 = workloads::GemmChoice::skinny();
   StuckTestMlp t(rng, T, H, F, v);
-  MlpBuffers& b = t.b;
-  Mlp& m = t.m;
   t.stick_gemm2();
   t.expect_gemm2_reported(true);
-  // After the report the chain runs again, correctly (the hook removed).
-  m.chain().set_params_hook(nullptr);
-  MlpVariant stream = v;
-  stream.fused = false;
-  stream.ordering = Ordering::StreamOrder;
-  Mlp ref({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
-  b.Y.poison();
-  ref.run(nullptr);
-  ref.check(nullptr);
-  b.Y.download();
-  const std::vector<uint16_t> expect = b.Y.h;
-  b.Y.poison();
-  m.run(nullptr);
-  m.check(nullptr);
-  b.Y.download();
-  EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
+  t.expect_stream_order_bits_without_the_fault();
 }
 
 // The skinny GEMM in two launches (its producer warp runs the waits for X while the consumer warps
@@ -1485,23 +1489,9 @@ TEST_F(HopperTest, SkinnyStuckWaitReportsInsteadOfHanging) {
   MlpVariant v;
   v.g1 = v.g2 = workloads::GemmChoice::skinny();
   StuckTestMlp t(rng, T, H, F, v);
-  MlpBuffers& b = t.b;
   t.stick_gemm2();
   t.expect_gemm2_reported(true);
-  t.m.chain().set_params_hook(nullptr);
-  MlpVariant stream = v;
-  stream.ordering = Ordering::StreamOrder;
-  Mlp ref({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, stream);
-  b.Y.poison();
-  ref.run(nullptr);
-  ref.check(nullptr);
-  b.Y.download();
-  const std::vector<uint16_t> expect = b.Y.h;
-  b.Y.poison();
-  t.m.run(nullptr);
-  t.m.check(nullptr);
-  b.Y.download();
-  EXPECT_EQ(std::memcmp(expect.data(), b.Y.h.data(), expect.size() * 2), 0);
+  t.expect_stream_order_bits_without_the_fault();
 }
 
 #endif  // BRAID_HAVE_HOPPER
