@@ -327,6 +327,28 @@ void x_rows_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32
   }
 }
 
+// A study's Params for reading W[K, N] (a buffer of tiles x cpt units) in `pattern`, with the tensor map that pattern
+// reads through (box2 / box1 / panel; bulk reads `flat`).
+Params weight_params(int pattern, int K, int N, int tiles, int cpt, void* W, uint32_t* sink) {
+  Params p;
+  p.tiles = tiles;
+  p.cpt = cpt;
+  p.pattern = pattern;
+  p.sink = sink;
+  p.flat = static_cast<const uint8_t*>(W);
+  if (pattern == kBox2 || pattern == kBox1) {
+    const cuuint64_t dims[2] = {cuuint64_t(N), cuuint64_t(K)}, strides[1] = {cuuint64_t(N) * 2};
+    const cuuint32_t box[2] = {pattern == kBox2 ? 64u : 128u, 64u};
+    encode(p.map, W, 2, dims, strides, box, pattern == kBox2 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE);
+  } else if (pattern == kPanel) {  // (the same buffer read as panels: the layout's bytes, not its values, matter)
+    const cuuint64_t dims[3] = {64, cuuint64_t(cpt) * 64, cuuint64_t(tiles) * 2},
+                     strides[2] = {128, cuuint64_t(cpt) * 64 * 128};
+    const cuuint32_t box[3] = {64, 64, 1};
+    encode(p.map, W, 3, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+  }
+  return p;
+}
+
 // Reference: a device-to-device copy of the same bytes, timed as the kernels are (prefix: the study's tag).
 void print_copy_reference(bench::Timer& timer, cudaStream_t s, const void* W, size_t bytes, int reps, const char* prefix,
                           const char* shape) {
@@ -394,17 +416,7 @@ void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint3
         }
       }
     for (int pattern : {int(kBox2), int(kBulk)}) {
-      Params p;
-      p.tiles = tiles;
-      p.cpt = cpt;
-      p.pattern = pattern;
-      p.sink = sink;
-      p.flat = static_cast<const uint8_t*>(W);
-      if (pattern == kBox2) {
-        const cuuint64_t dims[2] = {cuuint64_t(sh.N), cuuint64_t(sh.K)}, strides[1] = {cuuint64_t(sh.N) * 2};
-        const cuuint32_t box[2] = {64u, 64u};
-        encode(p.map, W, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
-      }
+      Params p = weight_params(pattern, sh.K, sh.N, tiles, cpt, W, sink);
       for (int assign : {int(kAligned), int(kStreamK)})
         for (int cps : {1, 2}) {
           p.assign = assign;
@@ -587,23 +599,8 @@ int main(int argc, char** argv) {
       encode(x_map, X, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
     }
     for (int pattern = 0; pattern < (all_patterns ? 4 : 1); ++pattern) {
-      Params p;
-      p.tiles = tiles;
-      p.cpt = cpt;
-      p.pattern = pattern;
-      p.sink = sink;
-      p.flat = static_cast<const uint8_t*>(W);
+      Params p = weight_params(pattern, sh.K, sh.N, tiles, cpt, W, sink);
       p.x_map = x_map;
-      if (pattern == kBox2 || pattern == kBox1) {
-        const cuuint64_t dims[2] = {cuuint64_t(sh.N), cuuint64_t(sh.K)}, strides[1] = {cuuint64_t(sh.N) * 2};
-        const cuuint32_t box[2] = {pattern == kBox2 ? 64u : 128u, 64u};
-        encode(p.map, W, 2, dims, strides, box, pattern == kBox2 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE);
-      } else if (pattern == kPanel) {  // (the same buffer read as panels: the layout's bytes, not its values, matter)
-        const cuuint64_t dims[3] = {64, cuuint64_t(cpt) * 64, cuuint64_t(tiles) * 2},
-                         strides[2] = {128, cuuint64_t(cpt) * 64 * 128};
-        const cuuint32_t box[3] = {64, 64, 1};
-        encode(p.map, W, 3, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
-      }
       for (int assign = 0; assign < (all_patterns ? 3 : 1); ++assign) {
         if (pattern == kBulk && assign == kKMajor) continue;
         for (int cps : {1, 2}) {
