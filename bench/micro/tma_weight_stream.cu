@@ -349,6 +349,14 @@ Params weight_params(int pattern, int K, int N, int tiles, int cpt, void* W, uin
   return p;
 }
 
+// Sets p's assignment and returns its CTA count at cps CTAs per SM (the K-aligned split: tiles x splits).
+int assign_ctas(Params& p, int assign, int cps, int sms) {
+  p.assign = assign;
+  if (assign != kAligned) return cps * sms;
+  p.splits = std::max(1, cps * sms / p.tiles);
+  return p.tiles * p.splits;
+}
+
 // Reference: a device-to-device copy of the same bytes, timed as the kernels are (prefix: the study's tag).
 void print_copy_reference(bench::Timer& timer, cudaStream_t s, const void* W, size_t bytes, int reps, const char* prefix,
                           const char* shape) {
@@ -419,12 +427,7 @@ void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint3
       Params p = weight_params(pattern, sh.K, sh.N, tiles, cpt, W, sink);
       for (int assign : {int(kAligned), int(kStreamK)})
         for (int cps : {1, 2}) {
-          p.assign = assign;
-          int ctas = cps * sms;
-          if (assign == kAligned) {
-            p.splits = std::max(1, cps * sms / tiles);
-            ctas = tiles * p.splits;
-          }
+          const int ctas = assign_ctas(p, assign, cps, sms);
           for (int stages : {4, 8, 12}) {
             if (cps == 2 && stages > 6) continue;
             const float us = stages == 4 ? run_one<4, true>(timer, s, p, ctas, cps, reps)
@@ -604,12 +607,7 @@ int main(int argc, char** argv) {
       for (int assign = 0; assign < (all_patterns ? 3 : 1); ++assign) {
         if (pattern == kBulk && assign == kKMajor) continue;
         for (int cps : {1, 2}) {
-          p.assign = assign;
-          int ctas = cps * sms;
-          if (assign == kAligned) {
-            p.splits = std::max(1, cps * sms / tiles);
-            ctas = tiles * p.splits;
-          }
+          const int ctas = assign_ctas(p, assign, cps, sms);
           const struct {
             int stages;
             bool ws;
