@@ -115,39 +115,12 @@ __global__ void __launch_bounds__(kChainThreads, 2)
     bool need_wait[2];
     for (int q = 0; q < 2; ++q) need_wait[q] = sp[q]->has(kSync) && sp[q]->num_inputs > 0;
     bool fence_x = false;  // acquired produced data since the last X load was issued
-    ColumnWaiterWarp waiter;
-    int waiter_segment = -1;  // the sequence position where the waiter's current segment starts
-    uint64_t wait_ns = 0;
-    // Is unit i's X chunk ready? A comparison against what the waiter knows; with `block` (the ring
-    // is full of stages waiting for X), the stage-done fast path, then the bounded wait.
-    auto x_ready = [&](int i, bool block) -> bool {
+    detail::XChunkWaiter xw;
+    // Is unit i's X chunk ready? (Each phase is one GEMM; its first unit starts a segment.)
+    auto x_ready = [&](int i, bool block) {
       const int q = phase_of(i);
-      if (!need_wait[q]) return true;
-      const uint32_t u = unit_of(i), t = u / cpt[q];
-      const uint32_t k_lo = (u % cpt[q]) * kChunkK, k_hi = min(uint32_t(cp.g[q].K), k_lo + kChunkK) - 1;
-      const int seg = (i == 0 || i == int(n[0]) || u % cpt[q] == 0) ? i : waiter_segment;
-      if (seg != waiter_segment) {  // a new segment (a tile's units in this CTA)
-        waiter.reset(k_lo);
-        waiter_segment = seg;
-      }
-      if (k_hi < waiter.ready_until) return true;
-      if (!block) return false;
-      if (waiter.stage_done(*sp[q], bs[q].epoch, 0)) {
-        fence_x = true;
-        return true;
-      }
-      const uint32_t seg_end = (q == 0 ? b[0] + n[0] : b[1] + n[1]) - 1;
-      const uint32_t last = min(seg_end, t * cpt[q] + cpt[q] - 1);
-      const uint32_t k_last = min(uint32_t(cp.g[q].K), (last % cpt[q] + 1) * kChunkK) - 1;
-      bool acquired = false;
-      const bool ok = waiter.wait(*sp[q], bs[q].epoch, 0, 0, uint32_t(cp.g[q].M - 1), k_hi, k_last, Tile{t, 0, 0},
-                                  &wait_ns, acquired);
-      fence_x = true;
-      if (!ok) {  // bounded mode gave up (reported): load what is there, post nothing more
-        need_wait[q] = false;
-        if (lane == 0) bs[q].ok = 0;
-      }
-      return true;
+      return xw.ready(cp.g[q], *sp[q], bs[q], i, unit_of(i), i == 0 || i == int(n[0]), b[q] + n[q] - 1, block,
+                      need_wait[q], fence_x, nullptr);
     };
     auto load_x = [&](int i) {
       const int q = phase_of(i);

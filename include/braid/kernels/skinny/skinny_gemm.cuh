@@ -272,6 +272,51 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar, int lane) {
   if (lane == 0) tma::arrive(empty_bar);
 }
 
+// The producer warp's waits for X (both warp-specialized kernels; called by the whole warp): is the X chunk of
+// unit u of GEMM g, at position i of the CTA's sequence of units, ready? A comparison against the columns known ready
+// in the current segment (a tile's units in this CTA: it starts at i when `segment_start` or at a tile's first unit);
+// past them, with `block` (the ring is full of stages waiting for X), the stage-done fast path, then the bounded wait:
+// the warp probes up to 32 producer tiles at once, to the segment's last column (range_last: the CTA's last unit of
+// g) -- one L2 round trip clears a run of complete tiles. need_wait: X is produced and not known complete (cleared
+// when it is, or when a bounded wait gives up: then bs.ok is cleared, X is loaded as it is and nothing more is
+// posted). fence_x: set after an acquire (the caller fences the async proxy before its next X load). wait_ns (may
+// be null): lane 0 adds the time waited.
+struct XChunkWaiter {
+  ColumnWaiterWarp waiter;
+  int segment = -1;  // the sequence position where the waiter's current segment starts
+  __device__ __forceinline__ bool ready(const SkinnyParams& g, const StageParams& sp, BlockSync& bs, int i, uint32_t u,
+                                        bool segment_start, uint32_t range_last, bool block, bool& need_wait,
+                                        bool& fence_x, uint64_t* wait_ns) {
+    if (!need_wait) return true;
+    const uint32_t cpt = uint32_t(g.chunks_per_tile), t = u / cpt;
+    const uint32_t k_lo = (u % cpt) * kChunkK, k_hi = min(uint32_t(g.K), k_lo + kChunkK) - 1;
+    if ((segment_start || u % cpt == 0) && i != segment) {
+      waiter.reset(k_lo);
+      segment = i;
+    }
+    if (k_hi < waiter.ready_until) return true;
+    if (!block) return false;
+    if (waiter.stage_done(sp, bs.epoch, 0)) {
+      fence_x = true;
+      need_wait = false;
+      return true;
+    }
+    const uint32_t last = min(range_last, t * cpt + cpt - 1);
+    const uint32_t k_last = min(uint32_t(g.K), (last % cpt + 1) * kChunkK) - 1;
+    bool acquired = false;
+    uint64_t waited = 0;
+    const bool ok = waiter.wait(sp, bs.epoch, 0, 0, uint32_t(g.M - 1), k_hi, k_last, Tile{t, 0, 0}, &waited, acquired);
+    const bool lane0 = threadIdx.x % 32 == 0;
+    if (wait_ns != nullptr && lane0) *wait_ns += waited;
+    fence_x = true;
+    if (!ok) {
+      need_wait = false;
+      if (lane0) bs.ok = 0;
+    }
+    return true;
+  }
+};
+
 // A tile's post from one consumer thread after the consumer warps' barrier (the warp-specialized
 // kernel's post(): its producer warp does not take part): publish tile t unless a wait gave up, and
 // record its trace (start, end, wait time, SM, block, and the mainloop end `t_mainloop`).
@@ -393,41 +438,10 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
 
   if (producer) {
     // ---- producer warp ------------------------------------------------------------------------------
-    // Is unit i's X chunk ready? A comparison against the columns known ready in the current segment (a
-    // tile's units in this CTA); past them, with `block`, the stage-done fast path, then the bounded wait:
-    // the warp probes up to 32 producer tiles at once, to the segment's last column (ColumnWaiterWarp:
-    // one L2 round trip clears a run of complete tiles). A wait that gives up (bounded mode) clears bs.ok:
-    // X is loaded as it is, nothing more is posted, and the chain's check() reports the semaphore.
-    ColumnWaiterWarp waiter;
-    int waiter_segment = -1;
-    auto x_ready = [&](int i, bool block) -> bool {
-      if (!need_wait) return true;
-      const uint32_t u = u_begin + uint32_t(i), t = u / cpt;
-      const uint32_t k_lo = (u % cpt) * kChunkK, k_hi = min(uint32_t(p.K), k_lo + kChunkK) - 1;
-      const int seg = (i == 0 || u % cpt == 0) ? i : waiter_segment;
-      if (seg != waiter_segment) {
-        waiter.reset(k_lo);
-        waiter_segment = seg;
-      }
-      if (k_hi < waiter.ready_until) return true;
-      if (!block) return false;
-      if (waiter.stage_done(sp, bs.epoch, 0)) {
-        fence_x = true;
-        need_wait = false;
-        return true;
-      }
-      const uint32_t last = min(u_end - 1, t * cpt + cpt - 1);
-      const uint32_t k_last = min(uint32_t(p.K), (last % cpt + 1) * kChunkK) - 1;
-      bool acquired = false;
-      uint64_t waited = 0;
-      const bool ok = waiter.wait(sp, bs.epoch, 0, 0, uint32_t(p.M - 1), k_hi, k_last, Tile{t, 0, 0}, &waited, acquired);
-      if (trace != nullptr && lane == 0) bs.wait_ns += waited;
-      fence_x = true;
-      if (!ok) {
-        need_wait = false;
-        if (lane == 0) bs.ok = 0;
-      }
-      return true;
+    detail::XChunkWaiter xw;
+    auto x_ready = [&](int i, bool block) {
+      return xw.ready(p, sp, bs, i, u_begin + uint32_t(i), i == 0, u_end - 1, block, need_wait, fence_x,
+                      trace != nullptr ? &bs.wait_ns : nullptr);
     };
     int x_next = 0;  // the first unit whose X box is not issued yet
     for (int j = 0; j < n_units; ++j) {
