@@ -237,13 +237,7 @@ int main(int argc, char** argv) {
   auto gemm_candidates = [sms](int M, int N) {
     std::vector<workloads::GemmChoice> v;
     if (M <= skinny::kMaxRows)
-      for (skinny::SkinnyConfig c : {skinny::SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
-                                     {1, 4, 0, true, true}, {2, 4, 0, true, true}})  // (-dsm: cluster reduction)
-        for (bool wg : {false, true})  // (-wg: wgmma consumers, 4 or 6 stages)
-          if (!wg || c.stages != 8) {
-            c.wgmma = wg;
-            v.push_back(workloads::GemmChoice::skinny(c));
-          }
+      for (const skinny::SkinnyConfig& c : skinny::tuning_candidates()) v.push_back(workloads::GemmChoice::skinny(c));
     const int tm = M <= 64 ? 64 : 128;
     for (int tn : {128, 256})
       for (int sk : M <= 64 ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1}) {

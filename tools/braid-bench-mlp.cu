@@ -154,14 +154,7 @@ int main(int argc, char** argv) {
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
   // "-dsm": the K-aligned split reduced inside a cluster (where its clusters fit; prepare() says otherwise).
   // "-wg": the same with wgmma consumers (4 and 6 stages; SkinnyConfig::wgmma).
-  std::vector<skinny::SkinnyConfig> skinny_configs = {{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0},
-                                                      {1, 4, 0, true, true}, {2, 4, 0, true, true}};
-  for (size_t i = 0, n = skinny_configs.size(); i < n; ++i)
-    if (skinny_configs[i].stages != 8) {
-      skinny::SkinnyConfig c = skinny_configs[i];
-      c.wgmma = true;
-      skinny_configs.push_back(c);
-    }
+  std::vector<skinny::SkinnyConfig> skinny_configs = skinny::tuning_candidates();
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"

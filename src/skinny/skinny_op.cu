@@ -33,9 +33,11 @@ struct SkinnyGemmOp::Impl {
   TileShape tile;
   float4* partials = nullptr;
   uint32_t* arrivals = nullptr;
+  void* w_packed = nullptr;  // SkinnyConfig::packed: the op's packed copy of W
   ~Impl() {
     cudaFree(partials);
     cudaFree(arrivals);
+    cudaFree(w_packed);
   }
 };
 
@@ -156,6 +158,16 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
     return "cannot allocate the stream-K workspace";
   p.partials = im->partials;
   p.arrivals = im->arrivals;
+  if (c.packed) {  // (after the device's work so far: W may just have been written on any stream)
+    if (cudaMalloc(&im->w_packed, packed_weight_bytes(a.K, a.N)) != cudaSuccess)
+      return "cannot allocate the packed copy of W (" + std::to_string(packed_weight_bytes(a.K, a.N)) + " bytes)";
+    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+      return std::string("packing W: the device reported ") + cudaGetErrorString(e);
+    if (auto why = pack_weights(a.B, a.K, a.N, im->w_packed, nullptr); !why.empty()) return why;
+    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+      return std::string("packing W: ") + cudaGetErrorString(e);
+    p.w_packed = static_cast<const uint8_t*>(im->w_packed);
+  }
   im->grid = Grid{uint32_t(p.tiles), 1, 1};
   im->tile = TileShape{uint32_t(a.M), uint32_t(swiglu ? kTileCols / 2 : kTileCols)};
   impl_ = std::move(im);

@@ -693,6 +693,67 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   cudaFree(p);
 }
 
+// Packed weights (-pk: skinny_pack.hpp, one 16 KB bulk copy per stage) put the same bytes in the ring as the
+// tensor-map boxes: the same bits as the same configuration reading W itself -- ragged N and K (padding), every
+// activation, 1-64 rows, fp16 and bf16, tiles cut between CTAs, the cluster reduction, wgmma consumers, 8 stages
+// -- in the general and the lean form; pack_weights refuses what it cannot pack.
+TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
+  using hopper::Activation;
+  std::mt19937 rng(59);
+  struct Case {
+    int N, K;
+    Activation act;
+    skinny::SkinnyConfig cfg;
+  };
+  skinny::SkinnyConfig dsm{1, 4, 0, true};
+  dsm.dsmem = true;
+  skinny::SkinnyConfig wg{2, 6, 0, true};
+  wg.wgmma = true;
+  const std::vector<Case> cases = {{328, 200, Activation::None, {2, 4, 0}},     {776, 1000, Activation::GeLU, {1, 4, 3}},
+                                   {4608, 1536, Activation::None, dsm},         {1024, 520, Activation::SwiGLU, wg},
+                                   {256, 4096, Activation::GeLU, {1, 8, 37}},   {2048, 1536, Activation::SwiGLU, dsm}};
+  int checked = 0;
+  for (DType dt : {DType::F16, DType::BF16})
+    for (int M : {1, 13, 64})
+      for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
+                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name());
+        const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
+        Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
+        X.random(rng, 1.0f, dt);
+        W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+        skinny::SkinnyConfig packed = c.cfg;
+        packed.packed = true;
+        std::vector<uint16_t> want;
+        bool skipped = false;
+        for (const skinny::SkinnyConfig& cfg : {c.cfg, packed}) {
+          skinny::SkinnyGemmOp op;
+          const std::string why = op.prepare({dt, X.d, W.d, Y.d, M, c.N, c.K, c.act}, cfg);
+          if (cfg.dsmem && why.find("resident") != std::string::npos) {  // (a smaller GPU)
+            skipped = true;
+            break;
+          }
+          ASSERT_EQ(why, "");
+          for (int rep = 0; rep < 2; ++rep) {
+            Y.poison();
+            op.run(nullptr);
+            BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+            Y.download();
+            if (want.empty()) want = Y.h;
+            else ASSERT_EQ(Y.h, want) << cfg.name() << ", run " << rep;
+          }
+        }
+        if (!skipped) ++checked;
+      }
+  EXPECT_GE(checked, 30);
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 16));
+  EXPECT_NE(skinny::pack_weights(p, 100, 64, p, nullptr).find("multiples of 8"), std::string::npos);
+  EXPECT_NE(skinny::pack_weights(p, 64, 64, p + 1, nullptr).find("16-byte aligned"), std::string::npos);
+  EXPECT_NE(skinny::pack_weights(nullptr, 64, 64, p, nullptr).find("device pointers"), std::string::npos);
+  cudaFree(p);
+}
+
 // The skinny GEMM's lean forms (fp16; gemm_config.hpp, "The forms of braid's GEMM kernels") give the general
 // form's bits: every activation, tiles cut between CTAs (stream-K), the cluster reduction, the wgmma consumers,
 // 1-64 rows; and the fp16 launches in stream order are counted as lean ones.

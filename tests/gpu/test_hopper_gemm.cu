@@ -1190,6 +1190,19 @@ std::vector<MlpVariant> skinny_variants() {
   wg_fused.g1 = GemmChoice::skinny(wg_few1);
   wg_fused.g2 = GemmChoice::skinny(wg_few2);
   v.push_back(wg_fused);
+  // Packed weights (-pk, one 16 KB bulk copy per stage): two launches under TileSync + PDL, and one launch
+  // with every tile cut and wgmma consumers.
+  skinny::SkinnyConfig pk_aligned{1, 4, 0, true}, pk_streamk{2, 4, 0}, pk_few1{1, 4, 7}, pk_few2{1, 4, 11};
+  for (skinny::SkinnyConfig* c : {&pk_aligned, &pk_streamk, &pk_few1, &pk_few2}) c->packed = true;
+  pk_few1.wgmma = pk_few2.wgmma = true;
+  MlpVariant pk;
+  pk.g1 = GemmChoice::skinny(pk_aligned);
+  pk.g2 = GemmChoice::skinny(pk_streamk);
+  v.push_back(pk);
+  MlpVariant pk_fused = fused;
+  pk_fused.g1 = GemmChoice::skinny(pk_few1);
+  pk_fused.g2 = GemmChoice::skinny(pk_few2);
+  v.push_back(pk_fused);
   return v;
 }
 

@@ -80,14 +80,9 @@ __global__ void __launch_bounds__(kChainThreads, 2)
   // arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first();
   auto load_w = [&](int i) {
-    const int q = phase_of(i);
-    const uint32_t u = unit_of(i);
-    const int k0 = int(u % cpt[q]) * kChunkK, n0 = int(u / cpt[q]) * kTileCols;
-    const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
     uint64_t* bar = &full[i % STAGES];
     tma::arrive_expect_tx(bar, Smem::kStageBytes);
-    tma::load_2d(dst, &cp.g[q].w_map, n0, k0, bar, w_policy);
-    tma::load_2d(dst + Smem::kWBoxBytes, &cp.g[q].w_map, n0 + 64, k0, bar, w_policy);
+    detail::load_w_unit(cp.g[phase_of(i)], unit_of(i), ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   // The producer's lane initializes the mbarriers and fills the ring with W before begin_block: W is
   // never produced, and begin_block's epoch loads (two stages: two L2 round trips) would otherwise
@@ -100,7 +95,7 @@ __global__ void __launch_bounds__(kChainThreads, 2)
     }
     tma::fence_init();
     for (int q = 0; q < 2; ++q) {
-      tma::prefetch_map(&cp.g[q].w_map);
+      if (cp.g[q].w_packed == nullptr) tma::prefetch_map(&cp.g[q].w_map);
       tma::prefetch_map(&cp.g[q].x_map);
     }
     for (int j = 0; j < pre; ++j) load_w(j);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace braid::skinny {
 
@@ -48,17 +49,24 @@ struct SkinnyConfig {
   // consumer's shared-memory reads and MMA issue grow with MR, and at MR = 32-64 they, not DRAM, set
   // the pace (LLaMA's W1: 43 us at T = 32 vs 35 at T = 8). Stages 4 or 6.
   bool wgmma = false;
+  // W read from a packed copy ("-pk", skinny_pack.hpp): the op keeps W unit by unit as the ring stage holds it
+  // (64 K-rows x 128 columns, two 64-column halves in the 128-byte swizzle, 16 KB contiguous), and the producer
+  // loads a stage's W with one 16 KB bulk copy instead of two tensor-map boxes. Why: on an H200 the boxes stream
+  // GPT-3's W1 at 3.85 TB/s and contiguous 16 KB copies at 3.9-4.1 (braid-micro-weight-stream ceiling), and a bulk
+  // copy needs no tensor map (the first loads go out without fetching one). The same bytes land in shared memory,
+  // so the same bits come out. Costs a copy of W, made by prepare().
+  bool packed = false;
   // "skinny-p2s4" (stream-K over 2 CTAs per SM), "skinny-a1s4" (aligned split, <= 1 per SM), or
   // "skinny-c37s4" (37 CTAs).
   std::string name() const {
     const std::string how = ctas > 0 ? "c" + std::to_string(ctas) : (aligned ? "a" : "p") + std::to_string(ctas_per_sm);
     return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "") + (wgmma ? "-wg" : "") +
-           (late_trigger ? "-lt" : "");
+           (packed ? "-pk" : "") + (late_trigger ? "-lt" : "");
   }
 };
 
 // "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-wg" / "a1s4-lt" / "c48s8" -> the configuration
-// (suffixes in the order -dsm, -wg, -lt) (throws
+// (suffixes in the order -dsm, -wg, -pk, -lt) (throws
 // std::invalid_argument otherwise).
 inline SkinnyConfig parse_skinny_config(std::string s) {
   if (s.rfind("skinny-", 0) == 0) s = s.substr(7);
@@ -79,6 +87,10 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
     c.wgmma = true;
     end += 3;
   }
+  if (std::string(end).rfind("-pk", 0) == 0) {  // packed weights
+    c.packed = true;
+    end += 3;
+  }
   if (std::string(end) == "-lt") {  // the late PDL trigger
     c.late_trigger = true;
     end += 3;
@@ -89,6 +101,23 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
   c.aligned = s[0] == 'a';
   c.stages = int(st);
   return c;
+}
+
+// The configurations the benchmarks' tuners time for a skinny GEMM (braid-bench-mlp, braid-bench-attn): the
+// K-aligned split at 1 and 2 CTAs per SM and with 8 stages, stream-K at 1 per SM, the cluster reduction at 1 and
+// 2 per SM; each also with wgmma consumers (not with 8 stages), and each of those also reading packed weights.
+inline std::vector<SkinnyConfig> tuning_candidates() {
+  std::vector<SkinnyConfig> v;
+  for (SkinnyConfig c : {SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}, {1, 4, 0, true, true},
+                         {2, 4, 0, true, true}})
+    for (bool wg : {false, true})
+      for (bool pk : {false, true})
+        if (!wg || c.stages != 8) {
+          c.wgmma = wg;
+          c.packed = pk;
+          v.push_back(c);
+        }
+  return v;
 }
 
 }  // namespace braid::skinny

@@ -14,7 +14,9 @@
 //    three box loads per chunk as soon as the consumer warps release the stage, completing on the
 //    stage's mbarrier; W with an L2 evict-first hint) in the 128-byte swizzle, so the ldmatrix reads
 //    are conflict-free. (A cp.async version -- 16 bytes per
-//    thread and copy -- streamed the weights at 2.5 TB/s on an H100.)
+//    thread and copy -- streamed the weights at 2.5 TB/s on an H100.) With packed weights
+//    (SkinnyConfig::packed, skinny_pack.hpp) a stage's W is one 16 KB bulk copy of bytes already laid
+//    out as the boxes would leave them.
 //  - Stream-K over persistent CTAs: the work is tiles x K-chunks (128 columns x 64 rows of W) laid out
 //    tile by tile, and CTA j takes the contiguous range [j U / G, (j+1) U / G): every CTA streams the
 //    same number of bytes (no wave quantization at any N). A tile cut between CTAs is reduced by the
@@ -48,6 +50,7 @@
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
 #include "braid/kernels/skinny/skinny_config.hpp"
+#include "braid/kernels/skinny/skinny_pack.hpp"
 
 namespace braid::skinny {
 
@@ -65,6 +68,7 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   CUtensorMap x_map;  // X [M rows, K cols], 64-column x MR-row boxes
   const void* X = nullptr;  // [M, K]
   const void* W = nullptr;  // [K, N]
+  const uint8_t* w_packed = nullptr;  // SkinnyConfig::packed: W unit by unit (skinny_pack.hpp), read instead of w_map
   void* Y = nullptr;        // [M, N] (SwiGLU: [M, N / 2])
   int M = 0, N = 0, K = 0;
   hopper::Activation act = hopper::Activation::None;
@@ -87,6 +91,7 @@ template <int MR, int STAGES>
 struct SkinnySmem {
   static constexpr int kWBoxBytes = kChunkK * 128;         // 8 KB: 64 rows x 64 columns
   static constexpr int kWBytes = 2 * kWBoxBytes;           // 16 KB
+  static_assert(kWBytes == kUnitWBytes, "a packed unit is one stage's W");
   static constexpr int kXBytes = MR * kChunkK * 2;         // MR rows of 128 bytes
   static constexpr int kStageBytes = kWBytes + kXBytes;    // a multiple of 1024
   static constexpr int kRingBytes = STAGES * kStageBytes;
@@ -101,6 +106,33 @@ __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
   return uint32_t(((u + 1) * G - 1) / U);
 }
 __device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
+
+// `bytes` contiguous bytes at src (16-byte aligned, a multiple of 16) -> shared memory at dst, counted on bar: a
+// bulk copy without a tensor map (no swizzle: the bytes land as they are).
+__device__ __forceinline__ void load_bulk(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar, uint64_t cache_hint) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))),
+      "l"(cache_hint)
+      : "memory");
+}
+
+// W's part of unit u of GEMM g into the ring stage at dst (1024-byte aligned), counted on bar (both
+// warp-specialized kernels' producers; the caller has set the stage's byte count): two 64 x 64 boxes of the
+// tensor map, or with packed weights one 16 KB bulk copy of the unit's bytes, already in the boxes' swizzled
+// layout (skinny_pack.hpp) -- the same bytes in shared memory either way.
+__device__ __forceinline__ void load_w_unit(const SkinnyParams& g, uint32_t u, uint32_t dst, uint64_t* bar,
+                                            uint64_t policy) {
+  if (g.w_packed != nullptr) {
+    load_bulk(dst, g.w_packed + size_t(u) * kUnitWBytes, kUnitWBytes, bar, policy);
+    return;
+  }
+  const uint32_t cpt = uint32_t(g.chunks_per_tile);
+  const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
+  tma::load_2d(dst, &g.w_map, n0, k0, bar, policy);
+  tma::load_2d(dst + kChunkK * 128, &g.w_map, n0 + 64, k0, bar, policy);
+}
 
 // The barrier of the helpers below: the kernels are warp-specialized (a producer warp besides the
 // consumers), so it is a named barrier over the 8 consumer warps only.
@@ -389,13 +421,9 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
   auto load_w = [&](int i, bool expect = true) {
-    const uint32_t u = u_begin + uint32_t(i);
-    const int k0 = int(u % cpt) * kChunkK, n0 = int(u / cpt) * kTileCols;
-    const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
     uint64_t* bar = &full[i % STAGES];
     if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
-    tma::load_2d(dst, &p.w_map, n0, k0, bar, w_policy);
-    tma::load_2d(dst + Smem::kWBoxBytes, &p.w_map, n0 + 64, k0, bar, w_policy);
+    detail::load_w_unit(p, u_begin + uint32_t(i), ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   auto load_x = [&](int i) {
     const int k0 = int((u_begin + uint32_t(i)) % cpt) * kChunkK;
@@ -416,7 +444,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       tma::init(&empty[s], kWarps);
     }
     tma::fence_init();
-    tma::prefetch_map(&p.w_map);
+    if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
     tma::prefetch_map(&p.x_map);
     for (int i = 0; i < pre; ++i) load_w(i);
     bs.wait_ns = 0;

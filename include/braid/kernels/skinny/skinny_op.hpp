@@ -28,7 +28,9 @@ class SkinnyGemmOp {
 
   // M in 1..64; N and K multiples of 8 (16-byte rows); act None, GeLU or SwiGLU (N a multiple of
   // 128, W packed by hopper::pack_swiglu_columns with tile_n = 128, output N / 2 wide); X, W and Y
-  // 16-byte aligned.
+  // 16-byte aligned. With c.packed, prepare() copies W into the packed layout (skinny_pack.hpp; the op's own
+  // copy, packed_weight_bytes(K, N) of device memory) after the device's work so far is done, and the launches
+  // read that copy: weights changed later are not seen until the next prepare().
   static std::string can_implement(const hopper::GemmArgs& a, const SkinnyConfig& c);
   std::string prepare(const hopper::GemmArgs& a, const SkinnyConfig& c = {});
 
@@ -50,6 +52,11 @@ class SkinnyGemmOp {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// W [K, N] (2-byte elements, 16-byte aligned) -> out, packed_weight_bytes(K, N) bytes: the packed copy a "-pk"
+// configuration reads (skinny_pack.hpp), written on stream s. prepare() makes its own; this is for callers who
+// keep one copy of their weights in the packed layout. Returns "" or what is wrong.
+std::string pack_weights(const void* W, int K, int N, void* out, cudaStream_t s);
 
 // Two dependent skinny GEMMs as one persistent launch (skinny_chain.cuh): GEMM 1 writes H (its D),
 // GEMM 2 reads it as X (its A), and GEMM 2's chunks wait for the H tiles they read through the chain's
