@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# One call's record of a tree: the whole GPU test suite, the MLP at T = 1-128 (issue 3; mlp-run.sh) and the decode
+# attention sweep with its PyTorch peer (issue 4; attn-run.sh), from carried binaries.
+#   SET=.carry/F OUT=$OUT/f COMMIT=<hash> [TOKENS=1,2,4,8,16,32,64,128] [ATTN_CASES=decode] bash bench/device/pack-sweeps.sh
+# SET holds new/{braid_gpu_tests,braid-bench-mlp,braid-bench-attn}.
+set -uo pipefail
+SET=${SET:-.carry/F}
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+python3 bench/device/unpack.py "$SET" /tmp > /dev/null
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; date -u; } > "$OUT/device.txt"
+timeout ${TEST_LIMIT:-200} /tmp/new/braid_gpu_tests > "$OUT/gpu-tests.log" 2>&1
+echo "exit $?" >> "$OUT/gpu-tests.log"
+tail -3 "$OUT/gpu-tests.log"
+BIN=/tmp/new OUT="$OUT/mlp" BRAID_COMMIT=${COMMIT:-unknown} LIMIT=${MLP_LIMIT:-200} bash bench/device/mlp-run.sh \
+  --tokens ${TOKENS:-1,2,4,8,16,32,64,128}
+CASES=${ATTN_CASES:-decode} BIN=/tmp/new OUT="$OUT/attn" BRAID_COMMIT=${COMMIT:-unknown} LIMIT=${ATTN_LIMIT:-200} \
+  bash bench/device/attn-run.sh | tail -25
