@@ -86,7 +86,11 @@ static size_t smem_bytes(int mr, int stages, bool swiglu) {
   }
 }
 
-std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig& c) {
+std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConfig& c, const void* w_packed) {
+  if (w_packed != nullptr && !c.packed) return "w_packed is for a packed configuration (-pk)";
+  if (w_packed != nullptr && !aligned16(w_packed)) return "w_packed must be 16-byte aligned";
+  hopper::GemmArgs a = a_in;
+  if (w_packed != nullptr && a.B == nullptr) a.B = w_packed;  // (W itself is not read; the tensor map needs an address)
   if (std::string why = can_implement(a, c); !why.empty()) return why;
   auto im = std::make_unique<Impl>();
   im->args = a;
@@ -158,7 +162,9 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a, const SkinnyConfig&
     return "cannot allocate the stream-K workspace";
   p.partials = im->partials;
   p.arrivals = im->arrivals;
-  if (c.packed) {  // (after the device's work so far: W may just have been written on any stream)
+  if (c.packed && w_packed != nullptr) {
+    p.w_packed = static_cast<const uint8_t*>(w_packed);
+  } else if (c.packed) {  // (after the device's work so far: W may just have been written on any stream)
     if (cudaMalloc(&im->w_packed, packed_weight_bytes(a.K, a.N)) != cudaSuccess)
       return "cannot allocate the packed copy of W (" + std::to_string(packed_weight_bytes(a.K, a.N)) + " bytes)";
     if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)

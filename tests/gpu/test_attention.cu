@@ -617,6 +617,24 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
   BRAID_CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+// The skinny GEMM tests' cases: W's columns and rows, the epilogue, the configuration; and two configurations
+// they share -- the cluster reduction of the K-aligned split, and wgmma consumers at 2 CTAs per SM.
+struct SkinnyCase {
+  int N, K;
+  hopper::Activation act;
+  skinny::SkinnyConfig cfg;
+};
+skinny::SkinnyConfig skinny_dsm() {
+  skinny::SkinnyConfig c{1, 4, 0, true};
+  c.dsmem = true;
+  return c;
+}
+skinny::SkinnyConfig skinny_wg() {
+  skinny::SkinnyConfig c{2, 6, 0, true};
+  c.wgmma = true;
+  return c;
+}
+
 // The skinny (weight-streaming) GEMM against an fp32 reference: row counts 1..64 (every MMA width),
 // ragged N and K, no activation / GeLU / SwiGLU (W packed per 128 columns), fp16 and bf16, CTA counts
 // that cut tiles between CTAs at many places (stream-K reduction), mma.sync and wgmma consumers (-wg)
@@ -624,11 +642,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
 TEST_F(HopperTest, SkinnyGemmMatchesReference) {
   using hopper::Activation;
   std::mt19937 rng(41);
-  struct Case {
-    int N, K;
-    Activation act;
-    skinny::SkinnyConfig cfg;
-  };
+  using Case = SkinnyCase;
   const std::vector<Case> cases = {{4608, 1536, Activation::None, {1, 4, 0, true}},  {776, 1000, Activation::GeLU, {1, 4, 3}},
                                    {256, 4096, Activation::None, {1, 6, 7}},   {1024, 520, Activation::SwiGLU, {2, 6, 0, true}},
                                    {640, 2048, Activation::SwiGLU, {1, 4, 13}}, {136, 64, Activation::GeLU, {2, 4, 0}},
@@ -700,15 +714,8 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
 TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
   using hopper::Activation;
   std::mt19937 rng(59);
-  struct Case {
-    int N, K;
-    Activation act;
-    skinny::SkinnyConfig cfg;
-  };
-  skinny::SkinnyConfig dsm{1, 4, 0, true};
-  dsm.dsmem = true;
-  skinny::SkinnyConfig wg{2, 6, 0, true};
-  wg.wgmma = true;
+  using Case = SkinnyCase;
+  const skinny::SkinnyConfig dsm = skinny_dsm(), wg = skinny_wg();
   const std::vector<Case> cases = {{328, 200, Activation::None, {2, 4, 0}},     {776, 1000, Activation::GeLU, {1, 4, 3}},
                                    {4608, 1536, Activation::None, dsm},         {1024, 520, Activation::SwiGLU, wg},
                                    {256, 4096, Activation::GeLU, {1, 8, 37}},   {2048, 1536, Activation::SwiGLU, dsm}};
@@ -746,6 +753,35 @@ TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
         if (!skipped) ++checked;
       }
   EXPECT_GE(checked, 30);
+  {  // weights the caller keeps packed (pack_weights; prepare's w_packed): no copy, the same bits
+    const int M = 5, N = 776, K = 1000;
+    Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * N);
+    X.random(rng, 1.0f, DType::F16);
+    W.random(rng, 1.0f / std::sqrt(float(K)), DType::F16);
+    void* packed_w = nullptr;
+    BRAID_CUDA_CHECK(cudaMalloc(&packed_w, skinny::packed_weight_bytes(K, N)));
+    ASSERT_EQ(skinny::pack_weights(W.d, K, N, packed_w, nullptr), "");
+    skinny::SkinnyConfig cfg{1, 4, 3}, pk = cfg;
+    pk.packed = true;
+    std::vector<uint16_t> want;
+    for (int q = 0; q < 2; ++q) {
+      skinny::SkinnyGemmOp op;
+      // q = 1: W itself is not given -- only the caller's packed copy
+      ASSERT_EQ(q == 0 ? op.prepare({DType::F16, X.d, W.d, Y.d, M, N, K, Activation::GeLU}, cfg)
+                       : op.prepare({DType::F16, X.d, nullptr, Y.d, M, N, K, Activation::GeLU}, pk, packed_w),
+                "");
+      Y.poison();
+      op.run(nullptr);
+      BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+      Y.download();
+      if (q == 0) want = Y.h;
+      else EXPECT_EQ(Y.h, want) << "the caller's packed weights";
+    }
+    skinny::SkinnyGemmOp op;
+    EXPECT_NE(op.prepare({DType::F16, X.d, W.d, Y.d, M, N, K, Activation::GeLU}, cfg, packed_w).find("-pk"),
+              std::string::npos);
+    cudaFree(packed_w);
+  }
   uint16_t* p = nullptr;
   BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 16));
   EXPECT_NE(skinny::pack_weights(p, 100, 64, p, nullptr).find("multiples of 8"), std::string::npos);
@@ -761,15 +797,8 @@ TEST_F(HopperTest, SkinnyLeanFormsAreBitIdenticalToTheGeneralForm) {
   using hopper::Activation;
   hopper::testing::LeanFormsScope scope;
   std::mt19937 rng(53);
-  struct Case {
-    int N, K;
-    Activation act;
-    skinny::SkinnyConfig cfg;
-  };
-  skinny::SkinnyConfig dsm{1, 4, 0, true};
-  dsm.dsmem = true;
-  skinny::SkinnyConfig wg{2, 6, 0, true};
-  wg.wgmma = true;
+  using Case = SkinnyCase;
+  const skinny::SkinnyConfig dsm = skinny_dsm(), wg = skinny_wg();
   const std::vector<Case> cases = {{4608, 1536, Activation::None, dsm}, {776, 1000, Activation::GeLU, {1, 4, 3}},
                                    {1024, 520, Activation::SwiGLU, wg}, {2048, 1536, Activation::SwiGLU, dsm},
                                    {256, 4096, Activation::None, {1, 8, 37}}};

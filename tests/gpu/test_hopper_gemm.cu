@@ -1178,31 +1178,24 @@ std::vector<MlpVariant> skinny_variants() {
   fused_few2.g1 = GemmChoice::skinny({1, 8, 13});
   fused_few2.g2 = GemmChoice::skinny({1, 8, 5});
   v.push_back(fused_few2);
+  // A variant like `base` with these two skinny GEMMs.
+  auto add = [&v](MlpVariant x, const skinny::SkinnyConfig& c1, const skinny::SkinnyConfig& c2) {
+    x.g1 = GemmChoice::skinny(c1);
+    x.g2 = GemmChoice::skinny(c2);
+    v.push_back(x);
+  };
   // The wgmma consumers (-wg): two launches under TileSync + PDL (the aligned split and stream-K),
   // and one launch with every tile cut.
   skinny::SkinnyConfig wg_aligned{1, 4, 0, true}, wg_streamk{1, 6, 0}, wg_few1{1, 4, 7}, wg_few2{1, 4, 11};
   for (skinny::SkinnyConfig* c : {&wg_aligned, &wg_streamk, &wg_few1, &wg_few2}) c->wgmma = true;
-  MlpVariant wg;
-  wg.g1 = GemmChoice::skinny(wg_aligned);
-  wg.g2 = GemmChoice::skinny(wg_streamk);
-  v.push_back(wg);
-  MlpVariant wg_fused = fused;
-  wg_fused.g1 = GemmChoice::skinny(wg_few1);
-  wg_fused.g2 = GemmChoice::skinny(wg_few2);
-  v.push_back(wg_fused);
+  add(MlpVariant{}, wg_aligned, wg_streamk);
+  add(fused, wg_few1, wg_few2);
   // Packed weights (-pk, one 16 KB bulk copy per stage): two launches under TileSync + PDL, and one launch
   // with every tile cut and wgmma consumers.
-  skinny::SkinnyConfig pk_aligned{1, 4, 0, true}, pk_streamk{2, 4, 0}, pk_few1{1, 4, 7}, pk_few2{1, 4, 11};
+  skinny::SkinnyConfig pk_aligned{1, 4, 0, true}, pk_streamk{2, 4, 0}, pk_few1 = wg_few1, pk_few2 = wg_few2;
   for (skinny::SkinnyConfig* c : {&pk_aligned, &pk_streamk, &pk_few1, &pk_few2}) c->packed = true;
-  pk_few1.wgmma = pk_few2.wgmma = true;
-  MlpVariant pk;
-  pk.g1 = GemmChoice::skinny(pk_aligned);
-  pk.g2 = GemmChoice::skinny(pk_streamk);
-  v.push_back(pk);
-  MlpVariant pk_fused = fused;
-  pk_fused.g1 = GemmChoice::skinny(pk_few1);
-  pk_fused.g2 = GemmChoice::skinny(pk_few2);
-  v.push_back(pk_fused);
+  add(MlpVariant{}, pk_aligned, pk_streamk);
+  add(fused, pk_few1, pk_few2);
   return v;
 }
 

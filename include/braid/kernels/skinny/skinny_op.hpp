@@ -16,6 +16,7 @@
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/kernels/skinny/skinny_config.hpp"
+#include "braid/kernels/skinny/skinny_pack.hpp"  // (packed_weight_bytes, for pack_weights callers)
 
 namespace braid::skinny {
 
@@ -30,9 +31,10 @@ class SkinnyGemmOp {
   // 128, W packed by hopper::pack_swiglu_columns with tile_n = 128, output N / 2 wide); X, W and Y
   // 16-byte aligned. With c.packed, prepare() copies W into the packed layout (skinny_pack.hpp; the op's own
   // copy, packed_weight_bytes(K, N) of device memory) after the device's work so far is done, and the launches
-  // read that copy: weights changed later are not seen until the next prepare().
+  // read that copy: weights changed later are not seen until the next prepare(). A caller who keeps its weights
+  // packed (pack_weights) passes them as w_packed instead: no copy (a.B is then not read, and may be null).
   static std::string can_implement(const hopper::GemmArgs& a, const SkinnyConfig& c);
-  std::string prepare(const hopper::GemmArgs& a, const SkinnyConfig& c = {});
+  std::string prepare(const hopper::GemmArgs& a, const SkinnyConfig& c = {}, const void* w_packed = nullptr);
 
   Grid grid() const;
   TileShape tile() const;
