@@ -7,9 +7,16 @@
 #                                      one launch (the 4th) of $BIN/braid-gemm $M/$N/$K under ncu ($SECTIONS),
 #                                      kernels chosen by FILTER (ncu options); OUT/r/NAME-details.txt, -sass.csv
 #                                      (gzipped unless SASS_GZIP=0), -top.txt (the hottest SASS lines)
+#   unpack_carried SET OUT             OUT made; the carried binaries SET/<sub>/*.xz unpacked to /tmp/<sub>/; the GPU,
+#                                      its driver and clocks and the date into OUT/device.txt
 #   run_gpu_tests BIN OUT LOG          braid_gpu_tests --gtest_filter=$TESTS when TESTS is set (output
 #                                      in OUT/gpu-tests.log, the verdict appended to LOG); TESTS_GATE=1
 #                                      returns its failure
+unpack_carried() {
+  mkdir -p "$2"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/unpack.py" "$1" /tmp > /dev/null
+  { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; date -u; } > "$2/device.txt"
+}
 log_header() {
   {
     echo "# device: $(nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader)"

@@ -9,9 +9,8 @@
 set -uo pipefail
 SET=${SET:-.carry/P}
 OUT=${OUT:-out}
-mkdir -p "$OUT"
-python3 bench/device/unpack.py "$SET" /tmp
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; date -u; } > "$OUT/device.txt"
+source "$(dirname "$0")/common.sh"
+unpack_carried "$SET" "$OUT"
 if [ -n "${TEST_FILTER-*Skinny*}" ]; then
   timeout ${TEST_LIMIT:-300} /tmp/new/braid_gpu_tests --gtest_filter="${TEST_FILTER-*Skinny*}" > "$OUT/gpu-tests.log" 2>&1
   echo "exit $?" >> "$OUT/gpu-tests.log"

@@ -8,9 +8,8 @@
 set -uo pipefail
 SET=${SET:-.carry/W}
 OUT=${OUT:-out}
-mkdir -p "$OUT"
-python3 bench/device/unpack.py "$SET" /tmp
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; date -u; } > "$OUT/device.txt"
+source "$(dirname "$0")/common.sh"
+unpack_carried "$SET" "$OUT"
 if [ "${TESTS:-1}" = 1 ]; then
   timeout ${TEST_LIMIT:-200} /tmp/new/braid_gpu_tests > "$OUT/gpu-tests.log" 2>&1
   echo "exit $?" >> "$OUT/gpu-tests.log"
