@@ -70,14 +70,17 @@ struct Case {
 // maximum over the CTAs that recorded it, in µs from `t0` -- or, with t0 == 0, from the CTA's own entry (stamp 0,
 // itself from the first CTA's entry).
 template <class Stamp>
-static void print_phase_medians(const std::vector<Stamp>& h, size_t ctas, int kP, const char* const* names, Stamp t0) {
+// (stride: the values per CTA, kP stamps first; 0: kP)
+static void print_phase_medians(const std::vector<Stamp>& h, size_t ctas, int kP, const char* const* names, Stamp t0,
+                                int stride = 0) {
+  const size_t st = size_t(stride > 0 ? stride : kP);
   Stamp first = ~Stamp(0);
   for (size_t i = 0; i < ctas; ++i)
-    if (h[i * kP] != 0) first = std::min(first, h[i * kP]);
+    if (h[i * st] != 0) first = std::min(first, h[i * st]);
   for (int k = 0; k < kP; ++k) {
     std::vector<double> v;
     for (size_t i = 0; i < ctas; ++i) {
-      const Stamp* r = h.data() + i * kP;
+      const Stamp* r = h.data() + i * st;
       if (r[0] != 0 && r[k] != 0) v.push_back(double(r[k] - (t0 != 0 ? t0 : k == 0 ? first : r[0])) * 1e-3);
     }
     if (v.empty()) continue;
@@ -129,35 +132,35 @@ static void print_attention_phases(attention::AttentionArgs a, const attention::
 // maximum over the CTAs in µs from the QKV GEMM's first CTA entry: where the time after each wait goes.
 static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, const workloads::AttentionBlockVariant& v, bench::Timer& timer,
                                 cudaStream_t s, const std::string& label) {
-  constexpr int kP = skinny::kSkinnyPhases, kMaxCtas = 1024;  // (a1/a2/p1/p2: at most 2 per SM; c<N>: checked)
+  constexpr int kP = skinny::kSkinnyPhases, kS = skinny::kSkinnyPhaseSlots, kMaxCtas = 1024;  // (a1/a2/p1/p2: at most 2 per SM; c<N>: checked)
   if (v.qkv.skinny_config.ctas > kMaxCtas || v.out.skinny_config.ctas > kMaxCtas) {
     std::printf("    skinny phases %s: more than %d CTAs, not recorded\n", label.c_str(), kMaxCtas);
     return;
   }
   unsigned long long* d = nullptr;
-  BRAID_CUDA_CHECK(cudaMalloc(&d, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
-  BRAID_CUDA_CHECK(cudaMemset(d, 0, 2 * kMaxCtas * kP * sizeof(unsigned long long)));
+  BRAID_CUDA_CHECK(cudaMalloc(&d, 2 * kMaxCtas * kS * sizeof(unsigned long long)));
+  BRAID_CUDA_CHECK(cudaMemset(d, 0, 2 * kMaxCtas * kS * sizeof(unsigned long long)));
   workloads::AttentionBlockProblem pp = prob;
   pp.qkv_phase_ns = d;
-  pp.out_phase_ns = d + kMaxCtas * kP;
+  pp.out_phase_ns = d + kMaxCtas * kS;
   {
     workloads::AttentionBlock pb(pp, v);
     timer.evict();
     pb.run(s);
     pb.check(s);
   }
-  std::vector<unsigned long long> h(2 * kMaxCtas * kP);
+  std::vector<unsigned long long> h(2 * kMaxCtas * kS);
   BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   cudaFree(d);
   unsigned long long t0 = ~0ull;  // the QKV GEMM's first entry
   for (int c = 0; c < kMaxCtas; ++c)
-    if (h[size_t(c) * kP] != 0) t0 = std::min(t0, h[size_t(c) * kP]);
+    if (h[size_t(c) * kS] != 0) t0 = std::min(t0, h[size_t(c) * kS]);
   static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
   for (int g = 0; g < 2; ++g) {
     std::printf("    skinny phases %s %s (µs from the QKV GEMM's first entry: median / max over CTAs):", label.c_str(),
                 g == 0 ? "QKV" : "out");
-    const std::vector<unsigned long long> part(h.begin() + size_t(g) * kMaxCtas * kP, h.begin() + size_t(g + 1) * kMaxCtas * kP);
-    print_phase_medians(part, kMaxCtas, kP, names, t0);
+    const std::vector<unsigned long long> part(h.begin() + size_t(g) * kMaxCtas * kS, h.begin() + size_t(g + 1) * kMaxCtas * kS);
+    print_phase_medians(part, kMaxCtas, kP, names, t0, kS);
   }
 }
 

@@ -455,7 +455,9 @@ void phases_study(bench::Timer& timer, cudaStream_t s, int reps, const std::vect
     const char* name;
     int K, N;
   };
-  constexpr int kP = skinny::kSkinnyPhases;
+  constexpr int kP = skinny::kSkinnyPhases, kS = skinny::kSkinnyPhaseSlots;
+  // BRAID_PHASES_DUMP=1: also one line per CTA -- its SM and its stamps (µs from the first entry).
+  const bool dump = std::getenv("BRAID_PHASES_DUMP") != nullptr && std::atoi(std::getenv("BRAID_PHASES_DUMP")) != 0;
   static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
   for (const Shape& sh : {Shape{"gpt3-W1", 12288, 6144}, Shape{"llama-W1", 8192, 5504}, Shape{"llama-W2", 2752, 8192}}) {
     void *W, *X, *Y;
@@ -473,7 +475,7 @@ void phases_study(bench::Timer& timer, cudaStream_t s, int reps, const std::vect
         continue;
       }
       const float us = float(timer.median_us([&] { g.run(s); }, reps));
-      const size_t n = size_t(g.ctas()) * kP;
+      const size_t n = size_t(g.ctas()) * kS;
       unsigned long long* d = nullptr;
       BRAID_CUDA_CHECK(cudaMalloc(&d, n * sizeof(unsigned long long)));
       BRAID_CUDA_CHECK(cudaMemset(d, 0, n * sizeof(unsigned long long)));
@@ -485,17 +487,23 @@ void phases_study(bench::Timer& timer, cudaStream_t s, int reps, const std::vect
       BRAID_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
       cudaFree(d);
       unsigned long long t0 = ~0ull;
-      for (int c = 0; c < g.ctas(); ++c) t0 = std::min(t0, h[size_t(c) * kP]);
+      for (int c = 0; c < g.ctas(); ++c) t0 = std::min(t0, h[size_t(c) * kS]);
       std::printf("phases %-9s skinny-%-12s %4d CTAs %7.1f us (events);", sh.name, cfg.c_str(), g.ctas(), us);
       for (int k = 0; k < kP; ++k) {
         std::vector<double> v;
         for (int c = 0; c < g.ctas(); ++c)
-          if (h[size_t(c) * kP + k] != 0) v.push_back(double(h[size_t(c) * kP + k] - t0) * 1e-3);
+          if (h[size_t(c) * kS + k] != 0) v.push_back(double(h[size_t(c) * kS + k] - t0) * 1e-3);
         if (v.empty()) continue;
         std::sort(v.begin(), v.end());
         std::printf(" %s %.1f/%.1f/%.1f", names[k], v.front(), v[v.size() / 2], v.back());
       }
       std::printf("\n");
+      for (int c = 0; dump && c < g.ctas(); ++c) {
+        const unsigned long long* r = h.data() + size_t(c) * kS;
+        std::printf("cta %s skinny-%s %d sm %llu", sh.name, cfg.c_str(), c, r[kP]);
+        for (int k = 0; k < kP; ++k) std::printf(" %.2f", r[k] != 0 ? double(r[k] - t0) * 1e-3 : -1.0);
+        std::printf("\n");
+      }
       std::fflush(stdout);
     }
     cudaFree(W);

@@ -7,8 +7,11 @@
 
 namespace braid::skinny {
 
-// Stamps per CTA of the skinny GEMM's phase diagnostic (SkinnyParams::phase_ns, SkinnyGemmOp::set_phases).
+// Stamps per CTA of the skinny GEMM's phase diagnostic (SkinnyParams::phase_ns, SkinnyGemmOp::set_phases), and the
+// values recorded per CTA: the stamps, then the SM the CTA ran on (%smid; where it sits decides its share of the
+// memory bandwidth, docs/skinny-gemm.md).
 constexpr int kSkinnyPhases = 8;
+constexpr int kSkinnyPhaseSlots = kSkinnyPhases + 1;
 
 constexpr int kMaxRows = 64;    // M <= 64
 constexpr int kTileCols = 128;  // W columns per tile: 8 warps x 16

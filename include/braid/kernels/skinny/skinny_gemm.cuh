@@ -82,7 +82,7 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
-  unsigned long long* phase_ns = nullptr;  // [CTAs][kSkinnyPhases] (skinny_config.hpp)
+  unsigned long long* phase_ns = nullptr;  // [CTAs][kSkinnyPhaseSlots]: the stamps, then %smid (skinny_config.hpp)
 };
 
 // Shared memory of one instantiation: the ring (1024-byte aligned for the swizzle), and the SwiGLU
@@ -404,11 +404,14 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   const uint32_t G = gridDim.x, me = blockIdx.x;
   // Phase stamps: thread 0 (a consumer) and the loader lane, each its own entries.
   unsigned long long* const phases =
-      !kLean && p.phase_ns != nullptr && (tid == 0 || loader) ? p.phase_ns + size_t(me) * kSkinnyPhases : nullptr;
+      !kLean && p.phase_ns != nullptr && (tid == 0 || loader) ? p.phase_ns + size_t(me) * kSkinnyPhaseSlots : nullptr;
   auto stamp = [&](int k) {
     if (phases != nullptr) phases[k] = ptx::globaltimer_ns();
   };
-  if (tid == 0) stamp(0);
+  if (tid == 0) {
+    stamp(0);
+    if (phases != nullptr) phases[kSkinnyPhases] = ptx::smid();
+  }
   const uint32_t cpt = uint32_t(p.chunks_per_tile);
   const uint64_t U = uint64_t(p.tiles) * cpt;
   const uint32_t u_begin = detail::unit_begin(me, U, G), u_end = detail::unit_begin(me + 1, U, G);

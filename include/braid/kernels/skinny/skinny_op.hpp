@@ -44,8 +44,8 @@ class SkinnyGemmOp {
 
   void launch(const LaunchCtx& ctx) const;
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
-  // Diagnostic: later launches record kSkinnyPhases stamps per CTA to `stamps` (device memory, ctas() x
-  // kSkinnyPhases values; SkinnyParams::phase_ns) and run the general form; nullptr turns it off.
+  // Diagnostic: later launches record kSkinnyPhases stamps and the SM per CTA to `stamps` (device memory, ctas() x
+  // kSkinnyPhaseSlots values; SkinnyParams::phase_ns) and run the general form; nullptr turns it off.
   void set_phases(unsigned long long* stamps);
 
   struct Impl;
