@@ -58,11 +58,6 @@ struct Params {
   uint32_t* sink = nullptr;
 };
 
-__device__ __forceinline__ void bulk_load(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
-               : "memory");
-}
 __device__ __forceinline__ void load_3d(uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2, uint64_t* bar) {
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
@@ -114,7 +109,7 @@ __device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst,
       load_3d(dst + kUnitBytes / 2, &p.map, 0, k * 64, 2 * t + 1, bar);
       break;
     default:
-      bulk_load(dst, p.flat + (size_t(t) * p.cpt + k) * kUnitBytes, kUnitBytes, bar);
+      tma::load_bulk(dst, p.flat + (size_t(t) * p.cpt + k) * kUnitBytes, kUnitBytes, bar);
   }
 }
 

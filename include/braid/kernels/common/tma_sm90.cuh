@@ -60,6 +60,23 @@ __device__ __forceinline__ void load_2d(uint32_t dst, const CUtensorMap* map, in
       "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "l"(cache_hint)
       : "memory");
 }
+// `bytes` contiguous bytes at src (16-byte aligned, a multiple of 16) -> shared memory at dst, counted on bar: a
+// bulk copy without a tensor map (no swizzle: the bytes land as they are); optionally with an L2 policy.
+__device__ __forceinline__ void load_bulk(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes),
+               "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
+               : "memory");
+}
+__device__ __forceinline__ void load_bulk(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar,
+                                          uint64_t cache_hint) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
+          dst),
+      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))),
+      "l"(cache_hint)
+      : "memory");
+}
 // Shared memory (1024-byte aligned, the 128-byte swizzle) -> box (col, row) of the tensor map, in the
 // thread's bulk group; the box's parts outside the tensor are not written.
 __device__ __forceinline__ void store_2d(const CUtensorMap* map, uint32_t src, int col, int row) {

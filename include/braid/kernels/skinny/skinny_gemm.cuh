@@ -107,17 +107,6 @@ __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
 }
 __device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
 
-// `bytes` contiguous bytes at src (16-byte aligned, a multiple of 16) -> shared memory at dst, counted on bar: a
-// bulk copy without a tensor map (no swizzle: the bytes land as they are).
-__device__ __forceinline__ void load_bulk(uint32_t dst, const void* src, uint32_t bytes, uint64_t* bar, uint64_t cache_hint) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
-          dst),
-      "l"(reinterpret_cast<uint64_t>(src)), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))),
-      "l"(cache_hint)
-      : "memory");
-}
-
 // W's part of unit u of GEMM g into the ring stage at dst (1024-byte aligned), counted on bar (both
 // warp-specialized kernels' producers; the caller has set the stage's byte count): two 64 x 64 boxes of the
 // tensor map, or with packed weights one 16 KB bulk copy of the unit's bytes, already in the boxes' swizzled
@@ -125,7 +114,7 @@ __device__ __forceinline__ void load_bulk(uint32_t dst, const void* src, uint32_
 __device__ __forceinline__ void load_w_unit(const SkinnyParams& g, uint32_t u, uint32_t dst, uint64_t* bar,
                                             uint64_t policy) {
   if (g.w_packed != nullptr) {
-    load_bulk(dst, g.w_packed + size_t(u) * kUnitWBytes, kUnitWBytes, bar, policy);
+    tma::load_bulk(dst, g.w_packed + size_t(u) * kUnitWBytes, kUnitWBytes, bar, policy);
     return;
   }
   const uint32_t cpt = uint32_t(g.chunks_per_tile);
