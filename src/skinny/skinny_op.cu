@@ -33,10 +33,12 @@ struct SkinnyGemmOp::Impl {
   TileShape tile;
   float4* partials = nullptr;
   uint32_t* arrivals = nullptr;
+  uint32_t* counters = nullptr;  // the dynamic tail's queue and column groups' counters
   void* w_packed = nullptr;  // SkinnyConfig::packed: the op's packed copy of W
   ~Impl() {
     cudaFree(partials);
     cudaFree(arrivals);
+    cudaFree(counters);
     cudaFree(w_packed);
   }
 };
@@ -69,6 +71,8 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   if (c.ctas < 0) return "ctas must be >= 0";
   if (c.dsmem && (!c.aligned || c.ctas != 0))
     return "the cluster (DSMEM) reduction needs the K-aligned split (a<CTAs per SM>s<stages>-dsm)";
+  if (c.dyn_tail < 0 || c.dyn_tail > 90) return "dyn_tail is a percent of each tile's K-chunks: 0 (off) to 90";
+  if (c.dyn_tail > 0 && c.dsmem) return "the dynamic tail (-dt) reduces through global memory: not with -dsm";
   return "";
 }
 
@@ -156,12 +160,43 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
   if (auto why = tma::encode_2d(p.x_map, a.A, 2, uint64_t(a.K), uint64_t(a.M), uint64_t(a.K) * 2, 64, uint32_t(mr));
       !why.empty())
     return "X: " + why;
-  if (cudaMalloc(&im->partials, size_t(im->ctas) * 2 * kWarps * (mr / 8) * 32 * sizeof(float4)) != cudaSuccess ||
+  // The partial slots: 2 per CTA (its first and last tile), or with the dynamic tail per tile its static
+  // contributors' and its items'.
+  size_t slots = size_t(im->ctas) * 2;
+  if (c.dyn_tail > 0) {
+    // Items of kItemChunks chunks covering ~dyn_tail% of every tile's chunks (rounded to whole items), at least one
+    // static chunk per tile; and a static unit for every CTA (fewer CTAs where the static units are fewer).
+    const int cpt = p.chunks_per_tile;
+    int dyn = (cpt * c.dyn_tail + 50) / 100;
+    dyn = std::min(cpt - 1, (dyn + kItemChunks - 1) / kItemChunks * kItemChunks);
+    if (dyn < 1)
+      return "the dynamic tail (-dt) needs K-chunks to hand out: K=" + std::to_string(a.K) + " gives " +
+             std::to_string(cpt) + " chunk(s) of 64 per tile";
+    const uint64_t S = uint64_t(p.tiles) * uint64_t(cpt - dyn);
+    im->ctas = int(std::min<uint64_t>(uint64_t(im->ctas), S));
+    p.static_chunks = cpt - dyn;
+    p.item_chunks = kItemChunks;
+    p.items_per_tile = (dyn + kItemChunks - 1) / kItemChunks;
+    const uint64_t G = uint64_t(im->ctas), s = uint64_t(p.static_chunks);
+    auto owner = [&](uint64_t v) { return ((v + 1) * G - 1) / S; };  // (skinny_gemm.cuh's detail::owner)
+    uint64_t most = 1;
+    for (uint64_t t = 0; t < uint64_t(p.tiles); ++t) most = std::max(most, owner(t * s + s - 1) - owner(t * s) + 1);
+    p.slots_per_tile = int(most) + p.items_per_tile;
+    slots = size_t(p.tiles) * size_t(p.slots_per_tile);
+  }
+  const size_t counters = 2 + size_t(p.tiles) * kWarps;
+  if (cudaMalloc(&im->partials, slots * kWarps * (mr / 8) * 32 * sizeof(float4)) != cudaSuccess ||
       cudaMalloc(&im->arrivals, size_t(p.tiles) * sizeof(uint32_t)) != cudaSuccess ||
-      cudaMemset(im->arrivals, 0, size_t(p.tiles) * sizeof(uint32_t)) != cudaSuccess)
+      cudaMemset(im->arrivals, 0, size_t(p.tiles) * sizeof(uint32_t)) != cudaSuccess ||
+      (c.dyn_tail > 0 && (cudaMalloc(&im->counters, counters * sizeof(uint32_t)) != cudaSuccess ||
+                          cudaMemset(im->counters, 0, counters * sizeof(uint32_t)) != cudaSuccess)))
     return "cannot allocate the stream-K workspace";
   p.partials = im->partials;
   p.arrivals = im->arrivals;
+  if (c.dyn_tail > 0) {
+    p.queue = im->counters;
+    p.group_arrivals = im->counters + 2;
+  }
   if (c.packed && w_packed != nullptr) {
     p.w_packed = static_cast<const uint8_t*>(w_packed);
   } else if (c.packed) {  // (after the device's work so far: W may just have been written on any stream)
@@ -285,6 +320,7 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
   if (a2.K != n_out1) return "the fused skinny chain: GEMM 2's K must be GEMM 1's output width";
   if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
   if (c1.wgmma != c2.wgmma) return "the fused skinny chain: both GEMMs need the same MMA consumers (both -wg or neither)";
+  if (c1.dyn_tail > 0 || c2.dyn_tail > 0) return "the fused skinny chain has no dynamic tail (-dt)";
   if (a2.act == hopper::Activation::SwiGLU) return "the fused skinny chain: GEMM 2 has no SwiGLU epilogue";
   auto im = std::make_unique<Impl>();
   const hopper::GemmArgs* args[2] = {&a1, &a2};

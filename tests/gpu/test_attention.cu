@@ -635,6 +635,32 @@ skinny::SkinnyConfig skinny_wg() {
   return c;
 }
 
+// Y = act(X . W) in fp32 from the host copies of X [M, K] and W [K, N] (SwiGLU: W packed per 128 columns, 64 gate
+// then their 64 up columns; N / 2 outputs per row).
+std::vector<float> skinny_reference(const Buf& X, const Buf& W, int M, int N, int K, hopper::Activation act, DType dt) {
+  using hopper::Activation;
+  const int n_out = act == Activation::SwiGLU ? N / 2 : N;
+  std::vector<float> acc(size_t(M) * N, 0.f), ref(size_t(M) * n_out);
+  for (int m = 0; m < M; ++m)
+    for (int k = 0; k < K; ++k) {
+      const float x = to_float(X.h[size_t(m) * K + k], dt);
+      for (int n = 0; n < N; ++n) acc[size_t(m) * N + n] += x * to_float(W.h[size_t(k) * N + n], dt);
+    }
+  for (int m = 0; m < M; ++m)
+    for (int j = 0; j < n_out; ++j) {
+      const float* a = &acc[size_t(m) * N];
+      if (act == Activation::SwiGLU) {
+        const float gate = a[j / 64 * 128 + j % 64], up = a[j / 64 * 128 + 64 + j % 64];
+        ref[size_t(m) * n_out + j] = gate / (1.f + std::exp(-gate)) * up;
+      } else if (act == Activation::GeLU) {
+        ref[size_t(m) * n_out + j] = 0.5f * a[j] * (1.f + std::erf(a[j] * 0.70710678f));
+      } else {
+        ref[size_t(m) * n_out + j] = a[j];
+      }
+    }
+  return ref;
+}
+
 // The skinny (weight-streaming) GEMM against an fp32 reference: row counts 1..64 (every MMA width),
 // ragged N and K, no activation / GeLU / SwiGLU (W packed per 128 columns), fp16 and bf16, CTA counts
 // that cut tiles between CTAs at many places (stream-K reduction), mma.sync and wgmma consumers (-wg)
@@ -656,24 +682,7 @@ TEST_F(HopperTest, SkinnyGemmMatchesReference) {
         Buf X(size_t(M) * K), W(size_t(K) * N), Y(size_t(M) * n_out);
         X.random(rng, 1.0f, dt);
         W.random(rng, 1.0f / std::sqrt(float(K)), dt);
-        std::vector<float> acc(size_t(M) * N, 0.f), ref(size_t(M) * n_out);
-        for (int m = 0; m < M; ++m)
-          for (int k = 0; k < K; ++k) {
-            const float x = to_float(X.h[size_t(m) * K + k], dt);
-            for (int n = 0; n < N; ++n) acc[size_t(m) * N + n] += x * to_float(W.h[size_t(k) * N + n], dt);
-          }
-        for (int m = 0; m < M; ++m)
-          for (int j = 0; j < n_out; ++j) {
-            const float* a = &acc[size_t(m) * N];
-            if (c.act == Activation::SwiGLU) {  // packed per 128: 64 gate columns, then their 64 up columns
-              const float gate = a[j / 64 * 128 + j % 64], up = a[j / 64 * 128 + 64 + j % 64];
-              ref[size_t(m) * n_out + j] = gate / (1.f + std::exp(-gate)) * up;
-            } else if (c.act == Activation::GeLU) {
-              ref[size_t(m) * n_out + j] = 0.5f * a[j] * (1.f + std::erf(a[j] * 0.70710678f));
-            } else {
-              ref[size_t(m) * n_out + j] = a[j];
-            }
-          }
+        const std::vector<float> ref = skinny_reference(X, W, M, N, K, c.act, dt);
         for (bool wg : {false, true}) {  // the mma.sync and the wgmma consumers
           skinny::SkinnyConfig cfg = c.cfg;
           cfg.wgmma = wg;
@@ -787,6 +796,72 @@ TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
   EXPECT_NE(skinny::pack_weights(p, 100, 64, p, nullptr).find("multiples of 8"), std::string::npos);
   EXPECT_NE(skinny::pack_weights(p, 64, 64, p + 1, nullptr).find("16-byte aligned"), std::string::npos);
   EXPECT_NE(skinny::pack_weights(nullptr, 64, 64, p, nullptr).find("device pointers"), std::string::npos);
+  cudaFree(p);
+}
+
+// The dynamic tail (-dt: static stream-K ranges over the first ~85% of every tile's K-chunks, the rest as items the
+// CTAs take from a queue): right against the fp32 reference and the same bits run after run however the items were
+// taken (queue reset between launches), in the lean and the general form (the phase record forces the latter) --
+// ragged N and K, every activation (SwiGLU: a gate warp and its up warp finish together), 1-64 rows, fp16 and
+// bf16, mma.sync and wgmma, few CTAs (many static contributors per tile) and 2 per SM, 4 to 8 stages, tail shares
+// 15-60%; and prepare() refuses what it cannot split.
+TEST_F(HopperTest, SkinnyDynamicTailIsRightAndDeterministic) {
+  using hopper::Activation;
+  std::mt19937 rng(61);
+  using Case = SkinnyCase;
+  auto dt_cfg = [](skinny::SkinnyConfig c, int pct, bool pk, bool wg) {
+    c.dyn_tail = pct;
+    c.packed = pk;
+    c.wgmma = wg;
+    return c;
+  };
+  const std::vector<Case> cases = {{776, 1000, Activation::GeLU, dt_cfg({1, 4, 0}, 15, false, false)},
+                                   {4608, 1536, Activation::None, dt_cfg({1, 4, 0, true}, 15, true, false)},
+                                   {1024, 2056, Activation::SwiGLU, dt_cfg({2, 4, 0}, 25, true, true)},
+                                   {256, 4096, Activation::GeLU, dt_cfg({1, 8, 13}, 60, true, false)},
+                                   {2048, 1536, Activation::SwiGLU, dt_cfg({1, 6, 0, true}, 15, false, true)},
+                                   {328, 712, Activation::None, dt_cfg({1, 4, 5}, 40, false, false)}};
+  int checked = 0;
+  for (DType dt : {DType::F16, DType::BF16})
+    for (int M : {1, 13, 64})
+      for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
+                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name());
+        const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
+        Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
+        X.random(rng, 1.0f, dt);
+        W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+        const std::vector<float> ref = skinny_reference(X, W, M, c.N, c.K, c.act, dt);
+        skinny::SkinnyGemmOp op;
+        ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, c.N, c.K, c.act}, c.cfg), "");
+        unsigned long long* stamps = nullptr;
+        BRAID_CUDA_CHECK(cudaMalloc(&stamps, size_t(op.ctas()) * skinny::kSkinnyPhaseSlots * sizeof(unsigned long long)));
+        std::vector<uint16_t> want;
+        for (int rep = 0; rep < 4; ++rep) {
+          op.set_phases(rep == 3 ? stamps : nullptr);  // the last run in the general form
+          Y.poison();
+          op.run(nullptr);
+          BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+          Y.download();
+          if (rep == 0) {
+            EXPECT_LT(rel_error(ref, Y, dt), 1e-2);
+            want = Y.h;
+          } else {
+            ASSERT_EQ(Y.h, want) << "run " << rep << (rep == 3 ? " (general form)" : "");
+          }
+        }
+        cudaFree(stamps);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 36);
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+  skinny::SkinnyGemmOp op;
+  skinny::SkinnyConfig dsm = skinny_dsm();
+  dsm.dyn_tail = 15;
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 4096, 1024, Activation::None}, dsm).find("not with -dsm"), std::string::npos);
+  const skinny::SkinnyConfig short_k = dt_cfg({1, 4, 0}, 15, false, false);  // 1 chunk per tile: nothing to hand out
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 4096, 64, Activation::None}, short_k).find("dynamic tail"), std::string::npos);
   cudaFree(p);
 }
 

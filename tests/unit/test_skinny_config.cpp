@@ -53,12 +53,41 @@ TEST(SkinnyConfig, NamesRoundTrip) {
   EXPECT_EQ(pk.name(), "skinny-a1s4-dsm-wg-pk-lt");
   EXPECT_EQ(parse_skinny_config("p1s4-pk").name(), "skinny-p1s4-pk");
   EXPECT_FALSE(parse_skinny_config("a1s4-wg").packed);
+  const SkinnyConfig dt = parse_skinny_config("skinny-p1s4-wg-pk-dt-lt");  // the dynamic tail, default share
+  EXPECT_TRUE(dt.packed && dt.wgmma && dt.late_trigger);
+  EXPECT_EQ(dt.dyn_tail, braid::skinny::kDefaultDynTail);
+  EXPECT_EQ(dt.name(), "skinny-p1s4-wg-pk-dt-lt");
+  const SkinnyConfig dt25 = parse_skinny_config("a1s4-pk-dt25");
+  EXPECT_EQ(dt25.dyn_tail, 25);
+  EXPECT_EQ(dt25.name(), "skinny-a1s4-pk-dt25");
+  EXPECT_EQ(parse_skinny_config("a1s4-pk").dyn_tail, 0);
+}
+
+// The tuners' candidates: every name distinct and parsing back to itself, the dynamic tail only where it can run
+// (no cluster reduction) and only with packed weights (what it was measured with).
+TEST(SkinnyConfig, TuningCandidatesAreDistinctAndRunnable) {
+  const auto v = braid::skinny::tuning_candidates();
+  std::vector<std::string> names;
+  int dt = 0;
+  for (const SkinnyConfig& c : v) {
+    EXPECT_EQ(parse_skinny_config(c.name()).name(), c.name());
+    for (const std::string& n : names) EXPECT_NE(n, c.name());
+    names.push_back(c.name());
+    if (c.dyn_tail > 0) {
+      ++dt;
+      EXPECT_TRUE(c.packed && !c.dsmem) << c.name();
+    }
+    EXPECT_FALSE(c.wgmma && c.stages == 8) << c.name();
+  }
+  EXPECT_EQ(dt, 7);
+  EXPECT_EQ(v.size(), 29u);
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {
   for (const char* bad : {"", "p2", "x2s4", "p0s4", "ps4", "p2s", "p2s4x", "c-3s4", "skinny-", "p2 s4", "a1s4-", "a1s4-dsmx", "a1s4dsm",
                           "a1s4-lt-dsm", "a1s4-ltx", "a1s4-lt-lt", "a1s4-wg-dsm", "a1s4-lt-wg", "a1s4-wgx", "a1s4-wg-wg",
-                          "a1s4-pk-wg", "a1s4-lt-pk", "a1s4-pkx", "a1s4-pk-pk", "a1s4-pk-dsm"}) {
+                          "a1s4-pk-wg", "a1s4-lt-pk", "a1s4-pkx", "a1s4-pk-pk", "a1s4-pk-dsm", "a1s4-dt0", "a1s4-dt91",
+                          "a1s4-dt-pk", "a1s4-lt-dt", "a1s4-dtx", "a1s4-dt-dt", "a1s4-dt15x"}) {
     EXPECT_THROW(parse_skinny_config(bad), std::invalid_argument) << bad;
   }
 }

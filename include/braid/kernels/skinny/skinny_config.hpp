@@ -16,6 +16,10 @@ constexpr int kSkinnyPhaseSlots = kSkinnyPhases + 1;
 constexpr int kMaxRows = 64;    // M <= 64
 constexpr int kTileCols = 128;  // W columns per tile: 8 warps x 16
 constexpr int kChunkK = 64;     // W rows per K-chunk (one ring stage)
+// The dynamic tail (SkinnyConfig::dyn_tail): K-chunks per work item taken from the queue, and the default share of
+// every tile's K-chunks handed out that way (percent).
+constexpr int kItemChunks = 4;
+constexpr int kDefaultDynTail = 15;
 
 // The fused chain's (skinny_chain.cuh) per-CTA %globaltimer stamps of a launch (SkinnyChainOp::
 // set_timeline; diagnosis, braid-bench-mlp --fused-timeline): where the time of each phase goes.
@@ -59,17 +63,26 @@ struct SkinnyConfig {
   // copy needs no tensor map (the first loads go out without fetching one). The same bytes land in shared memory,
   // so the same bits come out. Costs a copy of W, made by prepare().
   bool packed = false;
+  // A dynamic tail ("-dt", "-dt<percent>"): stream-K's static ranges cover only the first (100 - dyn_tail)% of every
+  // tile's K-chunks; the rest are items of kItemChunks chunks that the CTAs' producers take from a queue as they
+  // run out of work, so a CTA that streams faster takes more (skinny_gemm.cuh, "The dynamic tail"). A tile's sum
+  // adds its static contributors' partials in CTA order, then its items' in K order: the same bits whichever CTA
+  // took which item. Why: the CTAs of plain stream-K stream the same bytes but end over a 3.5-4 us spread
+  // (docs/skinny-gemm.md), and the kernel ends with the slowest. 0: off.
+  int dyn_tail = 0;
   // "skinny-p2s4" (stream-K over 2 CTAs per SM), "skinny-a1s4" (aligned split, <= 1 per SM), or
   // "skinny-c37s4" (37 CTAs).
   std::string name() const {
     const std::string how = ctas > 0 ? "c" + std::to_string(ctas) : (aligned ? "a" : "p") + std::to_string(ctas_per_sm);
     return "skinny-" + how + "s" + std::to_string(stages) + (dsmem ? "-dsm" : "") + (wgmma ? "-wg" : "") +
-           (packed ? "-pk" : "") + (late_trigger ? "-lt" : "");
+           (packed ? "-pk" : "") +
+           (dyn_tail > 0 ? "-dt" + (dyn_tail == kDefaultDynTail ? std::string() : std::to_string(dyn_tail)) : "") +
+           (late_trigger ? "-lt" : "");
   }
 };
 
 // "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-wg" / "a1s4-lt" / "c48s8" -> the configuration
-// (suffixes in the order -dsm, -wg, -pk, -lt) (throws
+// (suffixes in the order -dsm, -wg, -pk, -dt[percent], -lt) (throws
 // std::invalid_argument otherwise).
 inline SkinnyConfig parse_skinny_config(std::string s) {
   if (s.rfind("skinny-", 0) == 0) s = s.substr(7);
@@ -94,6 +107,15 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
     c.packed = true;
     end += 3;
   }
+  if (std::string(end).rfind("-dt", 0) == 0) {  // the dynamic tail, kDefaultDynTail or the given percent
+    end += 3;
+    c.dyn_tail = kDefaultDynTail;
+    if (*end >= '0' && *end <= '9') {
+      const long pct = std::strtol(end, &end, 10);
+      if (pct < 1 || pct > 90) throw std::invalid_argument("skinny config '" + s + "': -dt<percent> takes 1 to 90");
+      c.dyn_tail = int(pct);
+    }
+  }
   if (std::string(end) == "-lt") {  // the late PDL trigger
     c.late_trigger = true;
     end += 3;
@@ -108,18 +130,21 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
 
 // The configurations the benchmarks' tuners time for a skinny GEMM (braid-bench-mlp, braid-bench-attn): the
 // K-aligned split at 1 and 2 CTAs per SM and with 8 stages, stream-K at 1 per SM, the cluster reduction at 1 and
-// 2 per SM; each also with wgmma consumers (not with 8 stages), and each of those also reading packed weights.
+// 2 per SM; each also with wgmma consumers (not with 8 stages), and each of those also reading packed weights; the
+// packed ones without the cluster reduction also with the dynamic tail.
 inline std::vector<SkinnyConfig> tuning_candidates() {
   std::vector<SkinnyConfig> v;
   for (SkinnyConfig c : {SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}, {1, 4, 0, true, true},
                          {2, 4, 0, true, true}})
     for (bool wg : {false, true})
       for (bool pk : {false, true})
-        if (!wg || c.stages != 8) {
-          c.wgmma = wg;
-          c.packed = pk;
-          v.push_back(c);
-        }
+        for (bool dt : {false, true})
+          if ((!wg || c.stages != 8) && (!dt || (pk && !c.dsmem))) {
+            c.wgmma = wg;
+            c.packed = pk;
+            c.dyn_tail = dt ? kDefaultDynTail : 0;
+            v.push_back(c);
+          }
   return v;
 }
 

@@ -77,8 +77,15 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // > 0: a PDL trigger (kPdlTrigger, then cleared from the stage's flags) issued when the CTA starts its
   // pdl_trigger_units-th unit before the last, instead of at block start (SkinnyGemmOp::launch).
   int pdl_trigger_units = 0;
-  float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only)
-  uint32_t* arrivals = nullptr;        // [tiles], zero between launches
+  float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
+                                       // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
+  uint32_t* arrivals = nullptr;        // [tiles], zero between launches (dynamic tail: the tile's finished column groups)
+  // The dynamic tail (SkinnyConfig::dyn_tail; on when items_per_tile > 0): stream-K over the first static_chunks of
+  // every tile's chunks, then items of item_chunks chunks (a tile's last item may be shorter) from `queue`.
+  // A tile's partial slots: its static contributors in CTA order, then its items in K order.
+  int static_chunks = 0, item_chunks = 0, items_per_tile = 0, slots_per_tile = 0;
+  uint32_t* queue = nullptr;           // [2]: the next item, the CTAs done taking (zero between launches)
+  uint32_t* group_arrivals = nullptr;  // [tiles][kWarps]: partials published per column group (zero between launches)
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
@@ -106,6 +113,90 @@ __device__ __forceinline__ uint32_t owner(uint64_t u, uint64_t U, uint32_t G) {
   return uint32_t(((u + 1) * G - 1) / U);
 }
 __device__ __forceinline__ uint32_t unit_begin(uint32_t j, uint64_t U, uint32_t G) { return uint32_t(j * U / G); }
+
+// ---- The dynamic tail (SkinnyParams::items_per_tile > 0) ---------------------------------------------------------
+// The producer warp decides the CTA's sequence of units and tells the consumer warps with each ring stage: the tag
+// of stage i % STAGES, written before the stage's mbarrier is armed (the arrive releases it, the consumers' wait
+// acquires it) and read by the consumers before they release the stage.
+struct UnitTag {
+  uint32_t u;     // the unit (tile u / chunks_per_tile, chunk u % chunks_per_tile); kEndUnit: the sequence ended
+  uint32_t last;  // the last unit of the segment u belongs to (the producer's waits: how far to probe)
+  uint32_t slot;  // bits 0-15: the segment's partial slot in its tile (dynamic tail); kFirstOfSegment
+  static constexpr uint32_t kEndUnit = 0xffffffffu;
+  static constexpr uint32_t kFirstOfSegment = 1u << 16;
+};
+
+// Static part of the dynamic tail: the first static_chunks (s) of every tile's chunks, numbered tile by tile
+// (v = t s + c), split stream-K over the G CTAs as plain stream-K splits all units. The static contributors of
+// tile t: CTAs owner(t s) .. owner(t s + s - 1).
+__device__ __forceinline__ uint32_t static_contributors(const SkinnyParams& p, uint32_t t, uint32_t G) {
+  const uint64_t s = uint64_t(p.static_chunks), S = uint64_t(p.tiles) * s;
+  return owner(t * s + s - 1, S, G) - owner(t * s, S, G) + 1;
+}
+
+// The producer warp's sequence of units (all 32 lanes call next() together; lane 0 takes the items). Without a
+// dynamic tail: the CTA's stream-K range. With one: its static range, then items from the queue until the queue
+// is empty -- the grab of the next item goes out kGrabAhead units before it is needed (an L2 atomic's round trip
+// is ~1 us), and never before `allow_grab` (after the PDL wait: the queue is reset by the previous launch's last
+// CTA).
+struct UnitSource {
+  static constexpr uint32_t kGrabAhead = 2;
+  uint32_t cpt, s, v, v_end, item_u = 0, item_end = 0, slot = 0, grab = 0;
+  bool dyn, grab_out = false, allow_grab = false, first = true;
+  __device__ __forceinline__ UnitSource(const SkinnyParams& p, uint32_t me, uint32_t G, uint32_t u_begin, uint32_t u_end)
+      : cpt(uint32_t(p.chunks_per_tile)), s(uint32_t(p.static_chunks)), dyn(p.items_per_tile > 0) {
+    if (dyn) {
+      const uint64_t S = uint64_t(p.tiles) * s;
+      v = unit_begin(me, S, G);
+      v_end = unit_begin(me + 1, S, G);
+    } else {
+      v = u_begin;
+      v_end = u_end;
+    }
+  }
+  __device__ __forceinline__ void take(const SkinnyParams& p) {
+    if (threadIdx.x % 32 == 0) grab = ptx::atom_add_relaxed(p.queue, 1u);
+    grab_out = true;
+  }
+  // The next unit's tag; false at the end of the sequence.
+  __device__ __forceinline__ bool next(const SkinnyParams& p, uint32_t me, uint32_t G, UnitTag& tg) {
+    if (!dyn) {
+      if (v == v_end) return false;
+      tg = UnitTag{v, v_end - 1, first ? UnitTag::kFirstOfSegment : 0u};
+      first = false;
+      ++v;
+      return true;
+    }
+    if (v < v_end) {
+      const uint32_t t = v / s, c = v - t * s;
+      if (first || c == 0) slot = me - owner(uint64_t(t) * s, uint64_t(p.tiles) * s, G);
+      const uint32_t v_last = min(v_end, (t + 1) * s) - 1;  // this CTA's last static unit of tile t
+      tg = UnitTag{t * cpt + c, t * cpt + (v_last - t * s), slot | (first || c == 0 ? UnitTag::kFirstOfSegment : 0u)};
+      first = false;
+      ++v;
+    } else {
+      if (item_u == item_end) {
+        if (!grab_out) take(p);
+        const uint32_t q = __shfl_sync(0xffffffffu, grab, 0);
+        grab_out = false;
+        const uint32_t ipt = uint32_t(p.items_per_tile);
+        if (q >= uint32_t(p.tiles) * ipt) return false;
+        const uint32_t t = q / ipt, it = q - t * ipt;
+        const uint32_t c0 = s + it * uint32_t(p.item_chunks), c1 = min(cpt, c0 + uint32_t(p.item_chunks));
+        item_u = t * cpt + c0;
+        item_end = t * cpt + c1;
+        slot = static_contributors(p, t, G) + it;
+        first = true;
+      }
+      tg = UnitTag{item_u, item_end - 1, slot | (first ? UnitTag::kFirstOfSegment : 0u)};
+      first = false;
+      ++item_u;
+    }
+    const uint32_t left = v < v_end ? v_end - v : item_end - item_u;
+    if (allow_grab && !grab_out && left <= kGrabAhead) take(p);
+    return true;
+  }
+};
 
 // W's part of unit u of GEMM g into the ring stage at dst (1024-byte aligned), counted on bar (both
 // warp-specialized kernels' producers; the caller has set the stage's byte count): two 64 x 64 boxes of the
@@ -175,6 +266,39 @@ __device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st
   }
 }
 
+// Output of warp `warp`'s 16 columns of tile t from their sums v (no activation or GeLU).
+template <class T, int MR>
+__device__ __forceinline__ void store_cols(const SkinnyParams& p, uint32_t t, const float (&v)[MR / 8][4], int warp, int lane,
+                                           hopper::Activation act) {
+  using Mma = attention::mma::Mma<T>;
+  const int g = lane / 4, c2 = 2 * (lane % 4);
+  T* Y = static_cast<T*>(p.Y);
+  const bool gelu = act == hopper::Activation::GeLU;
+#pragma unroll
+  for (int b = 0; b < MR / 8; ++b)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
+      if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
+    }
+}
+// SwiGLU's output of gate warp `warp` (< kWarps / 2): silu(gate) * up, from the sums of its 16 gate columns and of
+// the matching up columns (warp + kWarps / 2's).
+template <class T, int MR>
+__device__ __forceinline__ void store_swiglu_cols(const SkinnyParams& p, uint32_t t, const float (&gate)[MR / 8][4],
+                                                  const float (&up)[MR / 8][4], int warp, int lane) {
+  using Mma = attention::mma::Mma<T>;
+  const int g = lane / 4, c2 = 2 * (lane % 4), n_out = p.N / 2;
+  T* Y = static_cast<T*>(p.Y);
+#pragma unroll
+  for (int b = 0; b < MR / 8; ++b)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
+      if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(gate[b][e]) * up[b][e]);
+    }
+}
+
 // Output of a complete tile t from its sums v (all kWarps warps): the activation and the stores. With
 // SwiGLU the "up" warps hand their sums to the "gate" warps through xchg (`bar` between); the caller
 // posts after a barrier, which also retires the hand-over before its reuse.
@@ -182,37 +306,24 @@ __device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st
 template <class T, int MR, class Bar>
 __device__ __forceinline__ void store_tile(const SkinnyParams& p, uint32_t t, const float (&v)[MR / 8][4], float4* xchg,
                                            int warp, int lane, Bar bar, hopper::Activation act) {
-  using Mma = attention::mma::Mma<T>;
   constexpr int MB = MR / 8;
-  const int g = lane / 4, c2 = 2 * (lane % 4);
-  T* Y = static_cast<T*>(p.Y);
   if (act == hopper::Activation::SwiGLU) {
-    const int n_out = p.N / 2;
     if (warp >= kWarps / 2)
 #pragma unroll
       for (int b = 0; b < MB; ++b)
         xchg[((warp - kWarps / 2) * MB + b) * 32 + lane] = make_float4(v[b][0], v[b][1], v[b][2], v[b][3]);
     bar();
-    if (warp < kWarps / 2)
+    if (warp < kWarps / 2) {
+      float up[MB][4];
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
-        const float4 up = xchg[(warp * MB + b) * 32 + lane];
-        const float u4[4] = {up.x, up.y, up.z, up.w};
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
-          if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(v[b][e]) * u4[e]);
-        }
+        const float4 u = xchg[(warp * MB + b) * 32 + lane];
+        up[b][0] = u.x, up[b][1] = u.y, up[b][2] = u.z, up[b][3] = u.w;
       }
+      store_swiglu_cols<T, MR>(p, t, v, up, warp, lane);
+    }
   } else {
-    const bool gelu = act == hopper::Activation::GeLU;
-#pragma unroll
-    for (int b = 0; b < MB; ++b)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
-        if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
-      }
+    store_cols<T, MR>(p, t, v, warp, lane, act);
   }
 }
 
@@ -277,6 +388,42 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
     }
   }
   return true;
+}
+
+// The dynamic tail's partials (SkinnyParams::partials, [tiles][slots_per_tile][kWarps][MB][32 lanes]): warp w's
+// float4s of tile t's slot 0, and the stride from one slot to the next.
+template <int MR>
+__device__ __forceinline__ float4* tail_partial(const SkinnyParams& p, uint32_t t, uint32_t slot, int w, int lane) {
+  return p.partials + ((size_t(t) * uint32_t(p.slots_per_tile) + slot) * kWarps + uint32_t(w)) * (MR / 8) * 32 + lane;
+}
+// Warp w's sums of tile t's n partial slots, added in slot order (static contributors in CTA order, then the items
+// in K order: the same bits whoever computed which), kBatch slots' loads in flight at once.
+template <int MR>
+__device__ __forceinline__ void sum_tail_slots(const SkinnyParams& p, uint32_t t, int w, uint32_t n, int lane,
+                                               float (&sum)[MR / 8][4]) {
+  constexpr int MB = MR / 8, kBatch = MB >= 8 ? 1 : 8 / MB;
+  const float4* base = tail_partial<MR>(p, t, 0, w, lane);
+  const size_t stride = size_t(kWarps) * MB * 32;
+#pragma unroll
+  for (int b = 0; b < MB; ++b) sum[b][0] = sum[b][1] = sum[b][2] = sum[b][3] = 0.f;
+  for (uint32_t j0 = 0; j0 < n; j0 += kBatch) {
+    float4 v[kBatch][MB];
+#pragma unroll
+    for (int q = 0; q < kBatch; ++q)
+#pragma unroll
+      for (int b = 0; b < MB; ++b)
+        v[q][b] = j0 + q < n ? __ldcg(base + (j0 + q) * stride + b * 32) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int q = 0; q < kBatch; ++q)
+      if (j0 + q < n)
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          sum[b][0] += v[q][b].x;
+          sum[b][1] += v[q][b].y;
+          sum[b][2] += v[q][b].z;
+          sum[b][3] += v[q][b].w;
+        }
+  }
 }
 
 // A consumer warp is done with a ring stage (after mma_chunk): release it to the producer warp, whose TMA
@@ -387,6 +534,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   __shared__ uint32_t s_last;
   // full[s]: stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1; empty[s]: its 8 consumer warps are done.
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
+  __shared__ detail::UnitTag tags[STAGES];  // stage i % STAGES holds this unit (detail::UnitTag)
   uint8_t* smem = smem_raw + ((1024 - attention::mma::smem_u32(smem_raw) % 1024) % 1024);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const bool producer = warp == kWarps, loader = producer && lane == 0;
@@ -412,13 +560,13 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
-  auto load_w = [&](int i, bool expect = true) {
+  auto load_w = [&](int i, uint32_t u, bool expect = true) {
     uint64_t* bar = &full[i % STAGES];
     if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
-    detail::load_w_unit(p, u_begin + uint32_t(i), ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
+    detail::load_w_unit(p, u, ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   auto load_x = [&](int i) {
-    const int k0 = int((u_begin + uint32_t(i)) % cpt) * kChunkK;
+    const int k0 = int(tags[i % STAGES].u % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
     if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
     fence_x = false;                               // a fence per chunk would stall every TMA issue)
@@ -428,19 +576,34 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
   // ring with W before begin_block (its epoch load is an L2 round trip) and the PDL wait. begin_block's
   // barrier publishes the initialization. The loader lane also owns bs.wait_ns (the trace's wait time).
+  // The producer warp's sequence of units (detail::UnitSource: the stream-K range, or with the dynamic tail the
+  // static range and then the queue's items); its first `pre` units are static.
+  const bool dyn = p.items_per_tile > 0;
+  detail::UnitSource src(p, me, G, u_begin, u_end);
   const bool weights_first = !sync || sp.has(kWeightsFirst);
-  const int pre = weights_first ? min(STAGES, n_units) : 0;
-  if (loader) {
-    for (int s = 0; s < STAGES; ++s) {
-      tma::init(&full[s], 1);
-      tma::init(&empty[s], kWarps);
+  const int pre = weights_first ? min(STAGES, int(src.v_end - src.v)) : 0;
+  if (producer) {
+    if (lane == 0) {
+      for (int s = 0; s < STAGES; ++s) {
+        tma::init(&full[s], 1);
+        tma::init(&empty[s], kWarps);
+      }
+      tma::fence_init();
+      if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
+      tma::prefetch_map(&p.x_map);
     }
-    tma::fence_init();
-    if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
-    tma::prefetch_map(&p.x_map);
-    for (int i = 0; i < pre; ++i) load_w(i);
-    bs.wait_ns = 0;
-    stamp(1);
+    for (int i = 0; i < pre; ++i) {  // (every lane keeps the source's state)
+      detail::UnitTag tg;
+      src.next(p, me, G, tg);
+      if (lane == 0) {
+        tags[i] = tg;
+        load_w(i, tg.u);
+      }
+    }
+    if (lane == 0) {
+      bs.wait_ns = 0;
+      stamp(1);
+    }
   }
   if constexpr (kLean) begin_block_unsynchronized(sp);
   else begin_block(sp, bs);
@@ -460,26 +623,33 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     // ---- producer warp ------------------------------------------------------------------------------
     detail::XChunkWaiter xw;
     auto x_ready = [&](int i, bool block) {
-      return xw.ready(p, sp, bs, i, u_begin + uint32_t(i), i == 0, u_end - 1, block, need_wait, fence_x,
-                      trace != nullptr ? &bs.wait_ns : nullptr);
+      const detail::UnitTag tg = tags[i % STAGES];
+      return xw.ready(p, sp, bs, i, tg.u, (tg.slot & detail::UnitTag::kFirstOfSegment) != 0, tg.last, block, need_wait,
+                      fence_x, trace != nullptr ? &bs.wait_ns : nullptr);
     };
+    src.allow_grab = true;  // (after the PDL wait above, or in a synchronized launch begin_block's)
     int x_next = 0;  // the first unit whose X box is not issued yet
-    for (int j = 0; j < n_units; ++j) {
+    int j = 0;
+    for (;; ++j) {
       if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
+        detail::UnitTag tg;
+        if (!src.next(p, me, G, tg)) break;
         if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
+        if (lane == 0) tags[j % STAGES] = tg;
+        __syncwarp();  // (the other lanes read the tag in x_ready)
         if (!need_wait && x_next == j) {
           // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
           // at this K position) finished the stage late.
           if (lane == 0) {
             tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
             load_x(j);
-            load_w(j, false);
+            load_w(j, tg.u, false);
           }
           ++x_next;
           __syncwarp();
           continue;
         }
-        if (lane == 0) load_w(j);  // W first: its bytes stream while the wait for X's producer tiles runs
+        if (lane == 0) load_w(j, tg.u);  // W first: its bytes stream while the wait for X's producer tiles runs
       }
       // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
       // waiting for X (the next W load needs unit x_next consumed).
@@ -489,11 +659,25 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       }
       __syncwarp();
     }
-    while (x_next < n_units) {
+    const int n = j;  // the units of this CTA's sequence
+    while (x_next < n) {
       x_ready(x_next, true);
       if (lane == 0) load_x(x_next);
       ++x_next;
       __syncwarp();
+    }
+    if (dyn) {  // the end of the sequence, told in the next stage once it is free: an end tag, a plain arrival
+      if (n >= STAGES) tma::wait(&empty[n % STAGES], uint32_t(n / STAGES - 1) & 1u);
+      if (lane == 0) {
+        tags[n % STAGES].u = detail::UnitTag::kEndUnit;
+        tma::arrive(&full[n % STAGES]);
+      }
+    }
+    // The last CTA done taking items resets the queue for the next launch: every CTA's last take (the one that found
+    // the queue empty) came back before its arrival here (acq_rel: ordered before the reset).
+    if (dyn && lane == 0 && ptx::atom_add_acq_rel(p.queue + 1, 1u) == G - 1) {
+      p.queue[0] = 0;
+      p.queue[1] = 0;
     }
     // The cluster reduction's two cluster barriers count every thread of the cluster (the consumers' one
     // segment per CTA: the K-aligned split gives each CTA one cut tile).
@@ -565,6 +749,97 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         finish_tile(t, sum);
     };
 
+    if (dyn) {
+      // ---- the dynamic tail: the units the producer's tags name; per-warp ends ----------------------------------
+      // A warp owns its 16 columns, so a segment's end is the warp's own: it stores its partial sums to the tile's
+      // slot and, one unit later (its stores drained by then: the fence is short), publishes them on its column
+      // group's counter with a fence and a relaxed atomic whose result it reads one more unit later -- the warp
+      // never stalls on the round trips. The warp whose arrival completes the count (every slot of the tile) adds
+      // the slots in order and stores the group's output; with SwiGLU a group is a gate warp and its up warp. Under
+      // tile sync the tile's last group to finish posts it.
+      const bool swiglu = act == hopper::Activation::SwiGLU;
+      const uint32_t groups = swiglu ? kWarps / 2 : kWarps, group = uint32_t(warp) % groups;
+      const uint32_t ipt = uint32_t(p.items_per_tile);
+      uint32_t pend_t = 0, pend_expected = 0, pend_old = 0;
+      int pend = 0;  // 0: nothing pending, 1: partial stored, 2: published (pend_old on its way)
+      unsigned long long last_full = 0, last_mma = 0;  // (phase stamps, thread 0)
+      auto finish_group = [&](uint32_t t) {
+        if (lane == 0) {
+          ptx::fence_acq_rel_gpu();  // the relaxed atomic that completed the count + this fence = acquire
+          p.group_arrivals[t * kWarps + group] = 0;  // (every arrival of this launch is in: ready for the next)
+        }
+        __syncwarp();
+        float v[MB][4];
+        detail::sum_tail_slots<MR>(p, t, int(group), pend_expected / (swiglu ? 2u : 1u), lane, v);
+        if (swiglu) {
+          float up[MB][4];
+          detail::sum_tail_slots<MR>(p, t, int(group + groups), pend_expected / 2u, lane, up);
+          detail::store_swiglu_cols<T, MR>(p, t, v, up, int(group), lane);
+        } else {
+          detail::store_cols<T, MR>(p, t, v, warp, lane, act);
+        }
+        if constexpr (!kLean) {
+          __syncwarp();
+          if (lane == 0 && ptx::atom_add_acq_rel(p.arrivals + t, 1u) == groups - 1) {
+            p.arrivals[t] = 0;
+            detail::post_tile_elected(sp, bs, Tile{t, 0, 0}, t_mainloop);
+          }
+        }
+      };
+      auto publish = [&] {
+        __syncwarp();
+        if (lane == 0) {
+          ptx::fence_acq_rel_gpu();  // (release: this warp's partial stores, through the __syncwarp)
+          pend_old = ptx::atom_add_relaxed(p.group_arrivals + pend_t * kWarps + group, 1u);
+        }
+        pend = 2;
+      };
+      auto check = [&] {
+        const uint32_t old = __shfl_sync(0xffffffffu, pend_old, 0);
+        pend = 0;
+        if (old + 1 == pend_expected) finish_group(pend_t);
+      };
+      const int n_est = int(U / G);  // (the late trigger's position: the mean sequence length)
+      for (int i = 0;; ++i) {
+        if (p.pdl_trigger_units > 0 && i == max(0, n_est - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
+        tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+        const detail::UnitTag tg = tags[i % STAGES];
+        if (tg.u == detail::UnitTag::kEndUnit) break;
+        if (phases != nullptr) {
+          if (i == 0) stamp(3);
+          if (i == 3) stamp(4);
+          last_full = ptx::globaltimer_ns();
+        }
+        const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
+        detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
+        detail::release_stage<WG>(&empty[i % STAGES], lane);
+        if (phases != nullptr) last_mma = ptx::globaltimer_ns();
+        if (pend == 2) check();
+        else if (pend == 1) publish();
+        if (tg.u == tg.last) {  // the end of a segment: finish the pending one first (rare: segments are >= 2 units)
+          if (pend == 1) publish();
+          if (pend == 2) check();
+          const uint32_t t = tg.u / cpt;
+          if (trace != nullptr) t_mainloop = ptx::globaltimer_ns();
+          float4* mine = detail::tail_partial<MR>(p, t, tg.slot & 0xffffu, warp, lane);
+#pragma unroll
+          for (int b = 0; b < MB; ++b) {
+            __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
+            acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
+          }
+          pend_t = t;
+          pend_expected = (detail::static_contributors(p, t, G) + ipt) * (swiglu ? 2u : 1u);
+          pend = 1;
+        }
+      }
+      if (pend == 1) publish();
+      if (pend == 2) check();
+      if (phases != nullptr) {
+        phases[5] = last_full;
+        phases[6] = last_mma;
+        stamp(7);
+      }
+    } else {
     uint32_t seg_start = u_begin;
     for (int i = 0; i < n_units; ++i) {
       if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
@@ -589,6 +864,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       }
     }
     if (tid == 0) stamp(7);
+    }
   }
   if constexpr (!kLean) end_block(sp, bs);  // (all warps: its barrier is a __syncthreads)
 }
