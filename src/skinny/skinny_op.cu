@@ -182,6 +182,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
     uint64_t most = 1;
     for (uint64_t t = 0; t < uint64_t(p.tiles); ++t) most = std::max(most, owner(t * s + s - 1) - owner(t * s) + 1);
     p.slots_per_tile = int(most) + p.items_per_tile;
+    if (const char* e = std::getenv("BRAID_SKINNY_DT_DIAG")) p.dt_diag = std::atoi(e);
     slots = size_t(p.tiles) * size_t(p.slots_per_tile);
   }
   const size_t counters = 2 + size_t(p.tiles) * kWarps;

@@ -86,6 +86,7 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   int static_chunks = 0, item_chunks = 0, items_per_tile = 0, slots_per_tile = 0;
   uint32_t* queue = nullptr;           // [2]: the next item, the CTAs done taking (zero between launches)
   uint32_t* group_arrivals = nullptr;  // [tiles][kWarps]: partials published per column group (zero between launches)
+  int dt_diag = 0;  // diagnosis only (BRAID_SKINNY_DT_DIAG, wrong sums): 1 no publish fence, 2 no finishing, 4 no publishing
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
@@ -788,8 +789,12 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       };
       auto publish = [&] {
         __syncwarp();
+        if (p.dt_diag & 4) {
+          pend = 0;
+          return;
+        }
         if (lane == 0) {
-          ptx::fence_acq_rel_gpu();  // (release: this warp's partial stores, through the __syncwarp)
+          if (!(p.dt_diag & 1)) ptx::fence_acq_rel_gpu();  // (release: this warp's partial stores, through the __syncwarp)
           pend_old = ptx::atom_add_relaxed(p.group_arrivals + pend_t * kWarps + group, 1u);
         }
         pend = 2;
@@ -797,7 +802,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       auto check = [&] {
         const uint32_t old = __shfl_sync(0xffffffffu, pend_old, 0);
         pend = 0;
-        if (old + 1 == pend_expected) finish_group(pend_t);
+        if (old + 1 == pend_expected && !(p.dt_diag & 2)) finish_group(pend_t);
       };
       const int n_est = int(U / G);  // (the late trigger's position: the mean sequence length)
       for (int i = 0;; ++i) {
@@ -805,9 +810,9 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
         const detail::UnitTag tg = tags[i % STAGES];
         if (tg.u == detail::UnitTag::kEndUnit) break;
-        if (phases != nullptr) {
+        if (phases != nullptr) {  // (unit3's stamp: here the first item's unit, the end of the static range)
           if (i == 0) stamp(3);
-          if (i == 3) stamp(4);
+          if (tg.u % cpt >= uint32_t(p.static_chunks) && phases[4] == 0) stamp(4);
           last_full = ptx::globaltimer_ns();
         }
         const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
