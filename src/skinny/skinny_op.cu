@@ -73,6 +73,7 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
     return "the cluster (DSMEM) reduction needs the K-aligned split (a<CTAs per SM>s<stages>-dsm)";
   if (c.dyn_tail < 0 || c.dyn_tail > 90) return "dyn_tail is a percent of each tile's K-chunks: 0 (off) to 90";
   if (c.dyn_tail > 0 && c.dsmem) return "the dynamic tail (-dt) reduces through global memory: not with -dsm";
+  if (c.dyn_tail > 0 && c.stages != 4) return "the dynamic tail (-dt) comes with 4 stages";
   return "";
 }
 
@@ -112,7 +113,7 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
   p.tiles = (a.N + kTileCols - 1) / kTileCols;
   p.chunks_per_tile = (a.K + kChunkK - 1) / kChunkK;
   const uint64_t units = uint64_t(p.tiles) * p.chunks_per_tile;
-  im->kernel = pick<GemmKernels>(a.dtype, mr, c.stages, c.wgmma);
+  im->kernel = c.dyn_tail > 0 ? dyn_skinny_kernel(a.dtype, mr, c.wgmma) : pick<GemmKernels>(a.dtype, mr, c.stages, c.wgmma);
   im->smem = smem_bytes(mr, c.stages, swiglu);
   // The limit is per kernel function, shared by every op of this instantiation: set it to the
   // largest this instantiation ever uses (with the SwiGLU hand-over), never lower it under a
@@ -120,7 +121,8 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
   const size_t smem_max = smem_bytes(mr, c.stages, true);
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
     return "cannot set the skinny GEMM's shared memory size (" + std::to_string(smem_max) + " bytes)";
-  im->lean = lean_skinny_kernel(a.dtype, mr, c.stages, c.wgmma, a.act);
+  im->lean = c.dyn_tail > 0 ? dyn_lean_skinny_kernel(a.dtype, mr, c.wgmma, a.act)
+                            : lean_skinny_kernel(a.dtype, mr, c.stages, c.wgmma, a.act);
   if (im->lean && cudaFuncSetAttribute(im->lean, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
     return "cannot set the skinny GEMM's (lean form) shared memory size (" + std::to_string(smem_max) + " bytes)";
   int dev = 0, sms = 0, fit = 0;

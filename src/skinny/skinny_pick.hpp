@@ -40,4 +40,9 @@ auto pick(hopper::DType dtype, int mr, int stages, bool wg) {
 // instantiated (bf16: the general form runs).
 KernelFn lean_skinny_kernel(hopper::DType dtype, int mr, int stages, bool wg, hopper::Activation act);
 
+// The dynamic tail's kernels (SkinnyConfig::dyn_tail; skinny_dyn_forms.cu, 4 stages): the general form, and the lean
+// form for `act` (fp16; nullptr otherwise).
+KernelFn dyn_skinny_kernel(hopper::DType dtype, int mr, bool wg);
+KernelFn dyn_lean_skinny_kernel(hopper::DType dtype, int mr, bool wg, hopper::Activation act);
+
 }  // namespace braid::skinny

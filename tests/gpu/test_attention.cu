@@ -803,8 +803,8 @@ TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
 // CTAs take from a queue): right against the fp32 reference and the same bits run after run however the items were
 // taken (queue reset between launches), in the lean and the general form (the phase record forces the latter) --
 // ragged N and K, every activation (SwiGLU: a gate warp and its up warp finish together), 1-64 rows, fp16 and
-// bf16, mma.sync and wgmma, few CTAs (many static contributors per tile) and 2 per SM, 4 to 8 stages, tail shares
-// 15-60%; and prepare() refuses what it cannot split.
+// bf16, mma.sync and wgmma, few CTAs (many static contributors per tile) and 2 per SM, tail shares 15-60%; and
+// prepare() refuses what it cannot run.
 TEST_F(HopperTest, SkinnyDynamicTailIsRightAndDeterministic) {
   using hopper::Activation;
   std::mt19937 rng(61);
@@ -818,8 +818,8 @@ TEST_F(HopperTest, SkinnyDynamicTailIsRightAndDeterministic) {
   const std::vector<Case> cases = {{776, 1000, Activation::GeLU, dt_cfg({1, 4, 0}, 15, false, false)},
                                    {4608, 1536, Activation::None, dt_cfg({1, 4, 0, true}, 15, true, false)},
                                    {1024, 2056, Activation::SwiGLU, dt_cfg({2, 4, 0}, 25, true, true)},
-                                   {256, 4096, Activation::GeLU, dt_cfg({1, 8, 13}, 60, true, false)},
-                                   {2048, 1536, Activation::SwiGLU, dt_cfg({1, 6, 0, true}, 15, false, true)},
+                                   {256, 4096, Activation::GeLU, dt_cfg({1, 4, 13}, 60, true, false)},
+                                   {2048, 1536, Activation::SwiGLU, dt_cfg({1, 4, 0, true}, 15, false, true)},
                                    {328, 712, Activation::None, dt_cfg({1, 4, 5}, 40, false, false)}};
   int checked = 0;
   for (DType dt : {DType::F16, DType::BF16})
@@ -860,6 +860,9 @@ TEST_F(HopperTest, SkinnyDynamicTailIsRightAndDeterministic) {
   skinny::SkinnyConfig dsm = skinny_dsm();
   dsm.dyn_tail = 15;
   EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 4096, 1024, Activation::None}, dsm).find("not with -dsm"), std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 4096, 1024, Activation::None}, dt_cfg({1, 6, 0}, 15, false, false))
+                .find("4 stages"),
+            std::string::npos);
   const skinny::SkinnyConfig short_k = dt_cfg({1, 4, 0}, 15, false, false);  // 1 chunk per tile: nothing to hand out
   EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 4096, 64, Activation::None}, short_k).find("dynamic tail"), std::string::npos);
   cudaFree(p);

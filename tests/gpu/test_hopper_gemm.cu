@@ -1199,7 +1199,7 @@ std::vector<MlpVariant> skinny_variants() {
   // The dynamic tail (-dt: items from a queue, tiles finished by whichever warp publishes last): TileSync + PDL
   // (the consumer's X waits per item, posts by the tile's last column group), RowSync with few CTAs and wgmma,
   // and PDL alone with the late trigger.
-  skinny::SkinnyConfig dt_aligned = pk_aligned, dt_streamk = pk_streamk, dt_few1{1, 4, 7}, dt_few2{1, 6, 11};
+  skinny::SkinnyConfig dt_aligned = pk_aligned, dt_streamk = pk_streamk, dt_few1{1, 4, 7}, dt_few2{1, 4, 11};
   for (skinny::SkinnyConfig* c : {&dt_aligned, &dt_streamk, &dt_few1, &dt_few2}) c->dyn_tail = skinny::kDefaultDynTail;
   dt_few1.wgmma = dt_few2.wgmma = true;
   dt_few2.dyn_tail = 40;

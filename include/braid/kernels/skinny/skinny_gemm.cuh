@@ -135,25 +135,19 @@ __device__ __forceinline__ uint32_t static_contributors(const SkinnyParams& p, u
   return owner(t * s + s - 1, S, G) - owner(t * s, S, G) + 1;
 }
 
-// The producer warp's sequence of units (all 32 lanes call next() together; lane 0 takes the items). Without a
-// dynamic tail: the CTA's stream-K range. With one: its static range, then items from the queue until the queue
-// is empty -- the grab of the next item goes out kGrabAhead units before it is needed (an L2 atomic's round trip
-// is ~1 us), and never before `allow_grab` (after the PDL wait: the queue is reset by the previous launch's last
-// CTA).
+// The producer warp's sequence of units in the dynamic tail (all 32 lanes call next() together; lane 0 takes the
+// items): the CTA's static range, then items from the queue until it is empty -- the take of the next item goes out
+// kGrabAhead units before it is needed (an L2 atomic's round trip is ~1 us), and never before `allow_grab` (after
+// the PDL wait: the queue is reset by the previous launch's last CTA).
 struct UnitSource {
   static constexpr uint32_t kGrabAhead = 2;
   uint32_t cpt, s, v, v_end, item_u = 0, item_end = 0, slot = 0, grab = 0;
-  bool dyn, grab_out = false, allow_grab = false, first = true;
-  __device__ __forceinline__ UnitSource(const SkinnyParams& p, uint32_t me, uint32_t G, uint32_t u_begin, uint32_t u_end)
-      : cpt(uint32_t(p.chunks_per_tile)), s(uint32_t(p.static_chunks)), dyn(p.items_per_tile > 0) {
-    if (dyn) {
-      const uint64_t S = uint64_t(p.tiles) * s;
-      v = unit_begin(me, S, G);
-      v_end = unit_begin(me + 1, S, G);
-    } else {
-      v = u_begin;
-      v_end = u_end;
-    }
+  bool grab_out = false, allow_grab = false, first = true;
+  __device__ __forceinline__ UnitSource(const SkinnyParams& p, uint32_t me, uint32_t G)
+      : cpt(uint32_t(p.chunks_per_tile)), s(uint32_t(p.static_chunks)) {
+    const uint64_t S = uint64_t(p.tiles) * s;
+    v = unit_begin(me, S, G);
+    v_end = unit_begin(me + 1, S, G);
   }
   __device__ __forceinline__ void take(const SkinnyParams& p) {
     if (threadIdx.x % 32 == 0) grab = ptx::atom_add_relaxed(p.queue, 1u);
@@ -161,13 +155,6 @@ struct UnitSource {
   }
   // The next unit's tag; false at the end of the sequence.
   __device__ __forceinline__ bool next(const SkinnyParams& p, uint32_t me, uint32_t G, UnitTag& tg) {
-    if (!dyn) {
-      if (v == v_end) return false;
-      tg = UnitTag{v, v_end - 1, first ? UnitTag::kFirstOfSegment : 0u};
-      first = false;
-      ++v;
-      return true;
-    }
     if (v < v_end) {
       const uint32_t t = v / s, c = v - t * s;
       if (first || c == 0) slot = me - owner(uint64_t(t) * s, uint64_t(p.tiles) * s, G);
@@ -521,7 +508,7 @@ __device__ __forceinline__ void post_tile_elected(const StageParams& sp, BlockSy
 // two rings were equal).
 // Two CTAs per SM (the "p2"/"a2" configurations) up to 32 rows; at 64 rows one: 288 threads x 2 CTAs
 // cap a thread at 96 registers, and the 64-row accumulators and reduction then spill ~260 bytes.
-template <class T, int MR, int STAGES, bool WG, int kForm = hopper::kFormGeneral>
+template <class T, int MR, int STAGES, bool WG, int kForm = hopper::kFormGeneral, bool kDyn = false>
 __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_kernel(const __grid_constant__ SkinnyParams p,
                                                                        const StageParams sp) {
   constexpr bool kLean = kForm != hopper::kFormGeneral;
@@ -535,7 +522,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   __shared__ uint32_t s_last;
   // full[s]: stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1; empty[s]: its 8 consumer warps are done.
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
-  __shared__ detail::UnitTag tags[STAGES];  // stage i % STAGES holds this unit (detail::UnitTag)
+  __shared__ detail::UnitTag tags[kDyn ? STAGES : 1];  // kDyn: stage i % STAGES holds this unit (detail::UnitTag)
   uint8_t* smem = smem_raw + ((1024 - attention::mma::smem_u32(smem_raw) % 1024) % 1024);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const bool producer = warp == kWarps, loader = producer && lane == 0;
@@ -566,8 +553,8 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
     detail::load_w_unit(p, u, ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
-  auto load_x = [&](int i) {
-    const int k0 = int(tags[i % STAGES].u % cpt) * kChunkK;
+  auto load_x = [&](int i, uint32_t u) {
+    const int k0 = int(u % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
     if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
     fence_x = false;                               // a fence per chunk would stall every TMA issue)
@@ -577,34 +564,46 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
   // ring with W before begin_block (its epoch load is an L2 round trip) and the PDL wait. begin_block's
   // barrier publishes the initialization. The loader lane also owns bs.wait_ns (the trace's wait time).
-  // The producer warp's sequence of units (detail::UnitSource: the stream-K range, or with the dynamic tail the
-  // static range and then the queue's items); its first `pre` units are static.
-  const bool dyn = p.items_per_tile > 0;
-  detail::UnitSource src(p, me, G, u_begin, u_end);
   const bool weights_first = !sync || sp.has(kWeightsFirst);
-  const int pre = weights_first ? min(STAGES, int(src.v_end - src.v)) : 0;
-  if (producer) {
-    if (lane == 0) {
-      for (int s = 0; s < STAGES; ++s) {
-        tma::init(&full[s], 1);
-        tma::init(&empty[s], kWarps);
-      }
-      tma::fence_init();
-      if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
-      tma::prefetch_map(&p.x_map);
-    }
-    for (int i = 0; i < pre; ++i) {  // (every lane keeps the source's state)
-      detail::UnitTag tg;
-      src.next(p, me, G, tg);
+  // kDyn: the producer warp's sequence of units (detail::UnitSource: the static range, then the queue's items); its
+  // first `pre` units are static.
+  detail::UnitSource src(p, me, G);
+  const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
+  if constexpr (kDyn) {
+    if (producer) {
       if (lane == 0) {
-        tags[i] = tg;
-        load_w(i, tg.u);
+        for (int s = 0; s < STAGES; ++s) {
+          tma::init(&full[s], 1);
+          tma::init(&empty[s], kWarps);
+        }
+        tma::fence_init();
+        if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
+        tma::prefetch_map(&p.x_map);
+      }
+      for (int i = 0; i < pre; ++i) {  // (every lane keeps the source's state)
+        detail::UnitTag tg;
+        src.next(p, me, G, tg);
+        if (lane == 0) {
+          tags[i] = tg;
+          load_w(i, tg.u);
+        }
+      }
+      if (lane == 0) {
+        bs.wait_ns = 0;
+        stamp(1);
       }
     }
-    if (lane == 0) {
-      bs.wait_ns = 0;
-      stamp(1);
+  } else if (loader) {
+    for (int s = 0; s < STAGES; ++s) {
+      tma::init(&full[s], 1);
+      tma::init(&empty[s], kWarps);
     }
+    tma::fence_init();
+    if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
+    tma::prefetch_map(&p.x_map);
+    for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
+    bs.wait_ns = 0;
+    stamp(1);
   }
   if constexpr (kLean) begin_block_unsynchronized(sp);
   else begin_block(sp, bs);
@@ -622,63 +621,103 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
 
   if (producer) {
     // ---- producer warp ------------------------------------------------------------------------------
-    detail::XChunkWaiter xw;
-    auto x_ready = [&](int i, bool block) {
-      const detail::UnitTag tg = tags[i % STAGES];
-      return xw.ready(p, sp, bs, i, tg.u, (tg.slot & detail::UnitTag::kFirstOfSegment) != 0, tg.last, block, need_wait,
-                      fence_x, trace != nullptr ? &bs.wait_ns : nullptr);
-    };
-    src.allow_grab = true;  // (after the PDL wait above, or in a synchronized launch begin_block's)
-    int x_next = 0;  // the first unit whose X box is not issued yet
-    int j = 0;
-    for (;; ++j) {
-      if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
-        detail::UnitTag tg;
-        if (!src.next(p, me, G, tg)) break;
-        if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
-        if (lane == 0) tags[j % STAGES] = tg;
-        __syncwarp();  // (the other lanes read the tag in x_ready)
-        if (!need_wait && x_next == j) {
-          // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
-          // at this K position) finished the stage late.
-          if (lane == 0) {
-            tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
-            load_x(j);
-            load_w(j, tg.u, false);
+    if constexpr (kDyn) {
+      detail::XChunkWaiter xw;
+      auto x_ready = [&](int i, bool block) {
+        const detail::UnitTag tg = tags[i % STAGES];
+        return xw.ready(p, sp, bs, i, tg.u, (tg.slot & detail::UnitTag::kFirstOfSegment) != 0, tg.last, block, need_wait,
+                        fence_x, trace != nullptr ? &bs.wait_ns : nullptr);
+      };
+      src.allow_grab = true;  // (after the PDL wait above, or in a synchronized launch begin_block's)
+      int x_next = 0;  // the first unit whose X box is not issued yet
+      int j = 0;
+      for (;; ++j) {
+        if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
+          detail::UnitTag tg;
+          if (!src.next(p, me, G, tg)) break;
+          if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
+          if (lane == 0) tags[j % STAGES] = tg;
+          __syncwarp();  // (the other lanes read the tag in x_ready)
+          if (!need_wait && x_next == j) {
+            // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
+            // at this K position) finished the stage late.
+            if (lane == 0) {
+              tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
+              load_x(j, tg.u);
+              load_w(j, tg.u, false);
+            }
+            ++x_next;
+            __syncwarp();
+            continue;
           }
-          ++x_next;
-          __syncwarp();
-          continue;
+          if (lane == 0) load_w(j, tg.u);  // W first: its bytes stream while the wait for X's producer tiles runs
         }
-        if (lane == 0) load_w(j, tg.u);  // W first: its bytes stream while the wait for X's producer tiles runs
+        // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
+        // waiting for X (the next W load needs unit x_next consumed).
+        while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
+          if (lane == 0) load_x(x_next, tags[x_next % STAGES].u);
+          ++x_next;
+        }
+        __syncwarp();
       }
-      // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
-      // waiting for X (the next W load needs unit x_next consumed).
-      while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
-        if (lane == 0) load_x(x_next);
+      const int n = j;  // the units of this CTA's sequence
+      while (x_next < n) {
+        x_ready(x_next, true);
+        if (lane == 0) load_x(x_next, tags[x_next % STAGES].u);
         ++x_next;
+        __syncwarp();
       }
-      __syncwarp();
-    }
-    const int n = j;  // the units of this CTA's sequence
-    while (x_next < n) {
-      x_ready(x_next, true);
-      if (lane == 0) load_x(x_next);
-      ++x_next;
-      __syncwarp();
-    }
-    if (dyn) {  // the end of the sequence, told in the next stage once it is free: an end tag, a plain arrival
-      if (n >= STAGES) tma::wait(&empty[n % STAGES], uint32_t(n / STAGES - 1) & 1u);
-      if (lane == 0) {
-        tags[n % STAGES].u = detail::UnitTag::kEndUnit;
-        tma::arrive(&full[n % STAGES]);
+      {  // the end of the sequence, told in the next stage once it is free: an end tag, a plain arrival
+        if (n >= STAGES) tma::wait(&empty[n % STAGES], uint32_t(n / STAGES - 1) & 1u);
+        if (lane == 0) {
+          tags[n % STAGES].u = detail::UnitTag::kEndUnit;
+          tma::arrive(&full[n % STAGES]);
+        }
       }
-    }
-    // The last CTA done taking items resets the queue for the next launch: every CTA's last take (the one that found
-    // the queue empty) came back before its arrival here (acq_rel: ordered before the reset).
-    if (dyn && lane == 0 && ptx::atom_add_acq_rel(p.queue + 1, 1u) == G - 1) {
-      p.queue[0] = 0;
-      p.queue[1] = 0;
+      // The last CTA done taking items resets the queue for the next launch: every CTA's last take (the one that found
+      // the queue empty) came back before its arrival here (acq_rel: ordered before the reset).
+      if (lane == 0 && ptx::atom_add_acq_rel(p.queue + 1, 1u) == G - 1) {
+        p.queue[0] = 0;
+        p.queue[1] = 0;
+      }
+    } else {
+      detail::XChunkWaiter xw;
+      auto x_ready = [&](int i, bool block) {
+        return xw.ready(p, sp, bs, i, u_begin + uint32_t(i), i == 0, u_end - 1, block, need_wait, fence_x,
+                        trace != nullptr ? &bs.wait_ns : nullptr);
+      };
+      int x_next = 0;  // the first unit whose X box is not issued yet
+      for (int j = 0; j < n_units; ++j) {
+        if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
+          if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
+          if (!need_wait && x_next == j) {
+            // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
+            // at this K position) finished the stage late.
+            if (lane == 0) {
+              tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
+              load_x(j, u_begin + uint32_t(j));
+              load_w(j, u_begin + uint32_t(j), false);
+            }
+            ++x_next;
+            __syncwarp();
+            continue;
+          }
+          if (lane == 0) load_w(j, u_begin + uint32_t(j));  // W first: its bytes stream while the wait for X's producer tiles runs
+        }
+        // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
+        // waiting for X (the next W load needs unit x_next consumed).
+        while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
+          if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
+          ++x_next;
+        }
+        __syncwarp();
+      }
+      while (x_next < n_units) {
+        x_ready(x_next, true);
+        if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
+        ++x_next;
+        __syncwarp();
+      }
     }
     // The cluster reduction's two cluster barriers count every thread of the cluster (the consumers' one
     // segment per CTA: the K-aligned split gives each CTA one cut tile).
@@ -750,7 +789,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         finish_tile(t, sum);
     };
 
-    if (dyn) {
+    if constexpr (kDyn) {
       // ---- the dynamic tail: the units the producer's tags name; per-warp ends ----------------------------------
       // A warp owns its 16 columns, so a segment's end is the warp's own: it stores its partial sums to the tile's
       // slot and, one unit later (its stores drained by then: the fence is short), publishes them on its column
