@@ -24,6 +24,14 @@
 //    CTAs ran, so a synchronized chain matches stream order exactly. With the K-aligned split and
 //    SkinnyConfig::dsmem, a tile's CTAs are one thread-block cluster and rank 0 adds the others'
 //    partials from their shared memory in the same order (same bits), skipping the global round trips.
+//  - The dynamic tail (SkinnyConfig::dyn_tail, the kDyn instantiations): stream-K's static ranges cover only the
+//    first ~85% of every tile's K-chunks; the rest are items of kItemChunks chunks that the producer warps take
+//    from a global queue as their CTAs run out of static work (a CTA that streams faster takes more). The producer
+//    tells the consumers each stage's unit in a tag (detail::UnitTag); a consumer warp leaves one partial per
+//    segment (a static range's part of a tile, or an item) in the tile's slot and publishes its partials at the end
+//    of its sequence; the warp whose arrival completes a tile's count for its columns adds the tile's slots in
+//    order -- static contributors in CTA order, then the items in K order -- so the bits do not depend on who took
+//    which item.
 //  - Each of the 8 warps owns 16 of the tile's 128 columns over all K (no cross-warp reduction);
 //    the epilogue applies the activation from the accumulators: GeLU, or SwiGLU with W's columns
 //    packed per 128 (hopper::pack_swiglu_columns with tile_n 128: 64 gate then 64 up columns), where
@@ -62,6 +70,9 @@ constexpr int kGemmThreads = kThreads + 32;  // + the producer warp (skinny_gemm
 // contributors (GPT-3's W1, a2s4) cost nothing measurable in two rounds
 // (bench/results/skinny-wg-h100-20261124/maxreduce/).
 constexpr int kMaxReduce = 4;
+// The dynamic tail: segments a consumer warp lists before it publishes them (one lane each; more are rare: a
+// CTA's static range spans 1-3 tiles and it takes a few items).
+constexpr int kMaxListedSegments = 32;
 
 struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   CUtensorMap w_map;  // W [K rows, N cols], 64 x 64 boxes
@@ -523,6 +534,8 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // full[s]: stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1; empty[s]: its 8 consumer warps are done.
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
   __shared__ detail::UnitTag tags[kDyn ? STAGES : 1];  // kDyn: stage i % STAGES holds this unit (detail::UnitTag)
+  // kDyn: each consumer warp's tiles of the segments it has not published yet (the dynamic tail's publication)
+  __shared__ uint32_t seg_list[kWarps][kDyn ? kMaxListedSegments : 1];
   uint8_t* smem = smem_raw + ((1024 - attention::mma::smem_u32(smem_raw) % 1024) % 1024);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const bool producer = warp == kWarps, loader = producer && lane == 0;
@@ -792,28 +805,30 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     if constexpr (kDyn) {
       // ---- the dynamic tail: the units the producer's tags name; per-warp ends ----------------------------------
       // A warp owns its 16 columns, so a segment's end is the warp's own: it stores its partial sums to the tile's
-      // slot and, one unit later (its stores drained by then: the fence is short), publishes them on its column
-      // group's counter with a fence and a relaxed atomic whose result it reads one more unit later -- the warp
-      // never stalls on the round trips. The warp whose arrival completes the count (every slot of the tile) adds
-      // the slots in order and stores the group's output; with SwiGLU a group is a gate warp and its up warp. Under
-      // tile sync the tile's last group to finish posts it.
+      // slot (fire and forget) and notes the tile in its list. Only at the end of its sequence (or when the list is
+      // full) does it publish them: one fence, then each lane one segment's relaxed atomic on its tile's column-group
+      // counter, all in flight together. Why not at each segment's end: a fence there waits for the warp's stores
+      // under a saturated memory system, and the stalled warps held the ring (GPT-3's W1, a2s4: 48.5 us against
+      // 40.4 without publishing; bench/results/skinny-dyn-tail-h200-20261128/). The warp whose arrival completes a
+      // count (every slot of the tile) adds the slots in order and stores the group's output; with SwiGLU a group
+      // is a gate warp and its up warp. Under tile sync the tile's last group to finish posts it.
       const bool swiglu = act == hopper::Activation::SwiGLU;
       const uint32_t groups = swiglu ? kWarps / 2 : kWarps, group = uint32_t(warp) % groups;
-      const uint32_t ipt = uint32_t(p.items_per_tile);
-      uint32_t pend_t = 0, pend_expected = 0, pend_old = 0;
-      int pend = 0;  // 0: nothing pending, 1: partial stored, 2: published (pend_old on its way)
+      const uint32_t ipt = uint32_t(p.items_per_tile), per_slot = swiglu ? 2u : 1u;
+      uint32_t* const my_segs = seg_list[warp];
+      int n_segs = 0;
       unsigned long long last_full = 0, last_mma = 0;  // (phase stamps, thread 0)
-      auto finish_group = [&](uint32_t t) {
+      auto finish_group = [&](uint32_t t, uint32_t slots) {
         if (lane == 0) {
           ptx::fence_acq_rel_gpu();  // the relaxed atomic that completed the count + this fence = acquire
           p.group_arrivals[t * kWarps + group] = 0;  // (every arrival of this launch is in: ready for the next)
         }
         __syncwarp();
         float v[MB][4];
-        detail::sum_tail_slots<MR>(p, t, int(group), pend_expected / (swiglu ? 2u : 1u), lane, v);
+        detail::sum_tail_slots<MR>(p, t, int(group), slots, lane, v);
         if (swiglu) {
           float up[MB][4];
-          detail::sum_tail_slots<MR>(p, t, int(group + groups), pend_expected / 2u, lane, up);
+          detail::sum_tail_slots<MR>(p, t, int(group + groups), slots, lane, up);
           detail::store_swiglu_cols<T, MR>(p, t, v, up, int(group), lane);
         } else {
           detail::store_cols<T, MR>(p, t, v, warp, lane, act);
@@ -826,22 +841,27 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
           }
         }
       };
+      // Publish the listed segments: lane k arrives for segment k (after the warp's fence: release), then the
+      // segments whose count this warp completed are finished, in list order.
       auto publish = [&] {
         __syncwarp();
-        if (p.dt_diag & 4) {
-          pend = 0;
+        if (n_segs == 0 || (p.dt_diag & 4)) {
+          n_segs = 0;
           return;
         }
-        if (lane == 0) {
-          if (!(p.dt_diag & 1)) ptx::fence_acq_rel_gpu();  // (release: this warp's partial stores, through the __syncwarp)
-          pend_old = ptx::atom_add_relaxed(p.group_arrivals + pend_t * kWarps + group, 1u);
+        const bool mine = lane < n_segs;
+        const uint32_t t = mine ? my_segs[lane] : 0u;
+        const uint32_t slots = mine ? detail::static_contributors(p, t, G) + ipt : 0u;
+        if (!(p.dt_diag & 1)) ptx::fence_acq_rel_gpu();  // (release: this warp's partial stores, through the __syncwarp)
+        const uint32_t old = mine ? ptx::atom_add_relaxed(p.group_arrivals + t * kWarps + group, 1u) : 0u;
+        uint32_t done = __ballot_sync(0xffffffffu, mine && old + 1 == slots * per_slot);
+        n_segs = 0;
+        if (p.dt_diag & 2) return;
+        while (done != 0) {
+          const int k = __ffs(done) - 1;
+          done &= done - 1;
+          finish_group(__shfl_sync(0xffffffffu, t, k), __shfl_sync(0xffffffffu, slots, k));
         }
-        pend = 2;
-      };
-      auto check = [&] {
-        const uint32_t old = __shfl_sync(0xffffffffu, pend_old, 0);
-        pend = 0;
-        if (old + 1 == pend_expected && !(p.dt_diag & 2)) finish_group(pend_t);
       };
       const int n_est = int(U / G);  // (the late trigger's position: the mean sequence length)
       for (int i = 0;; ++i) {
@@ -858,11 +878,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
         detail::release_stage<WG>(&empty[i % STAGES], lane);
         if (phases != nullptr) last_mma = ptx::globaltimer_ns();
-        if (pend == 2) check();
-        else if (pend == 1) publish();
-        if (tg.u == tg.last) {  // the end of a segment: finish the pending one first (rare: segments are >= 2 units)
-          if (pend == 1) publish();
-          if (pend == 2) check();
+        if (tg.u == tg.last) {  // the end of a segment: its partial to its slot, its tile to the list
           const uint32_t t = tg.u / cpt;
           if (trace != nullptr) t_mainloop = ptx::globaltimer_ns();
           float4* mine = detail::tail_partial<MR>(p, t, tg.slot & 0xffffu, warp, lane);
@@ -871,13 +887,11 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
             __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
             acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
           }
-          pend_t = t;
-          pend_expected = (detail::static_contributors(p, t, G) + ipt) * (swiglu ? 2u : 1u);
-          pend = 1;
+          if (lane == 0) my_segs[n_segs] = t;
+          if (++n_segs == kMaxListedSegments) publish();  // (a full list: publish what it holds)
         }
       }
-      if (pend == 1) publish();
-      if (pend == 2) check();
+      publish();
       if (phases != nullptr) {
         phases[5] = last_full;
         phases[6] = last_mma;
