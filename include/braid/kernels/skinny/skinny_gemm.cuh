@@ -396,11 +396,12 @@ __device__ __forceinline__ float4* tail_partial(const SkinnyParams& p, uint32_t 
   return p.partials + ((size_t(t) * uint32_t(p.slots_per_tile) + slot) * kWarps + uint32_t(w)) * (MR / 8) * 32 + lane;
 }
 // Warp w's sums of tile t's n partial slots, added in slot order (static contributors in CTA order, then the items
-// in K order: the same bits whoever computed which), kBatch slots' loads in flight at once.
+// in K order: the same bits whoever computed which), kBatch slots' loads in flight at once (64 registers: a tile's
+// slots in one round trip at M <= 8 -- this is the kernel's tail).
 template <int MR>
 __device__ __forceinline__ void sum_tail_slots(const SkinnyParams& p, uint32_t t, int w, uint32_t n, int lane,
                                                float (&sum)[MR / 8][4]) {
-  constexpr int MB = MR / 8, kBatch = MB >= 8 ? 1 : 8 / MB;
+  constexpr int MB = MR / 8, kBatch = MB >= 8 ? 2 : 16 / MB;
   const float4* base = tail_partial<MR>(p, t, 0, w, lane);
   const size_t stride = size_t(kWarps) * MB * 32;
 #pragma unroll
@@ -818,12 +819,8 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       uint32_t* const my_segs = seg_list[warp];
       int n_segs = 0;
       unsigned long long last_full = 0, last_mma = 0;  // (phase stamps, thread 0)
-      auto finish_group = [&](uint32_t t, uint32_t slots) {
-        if (lane == 0) {
-          ptx::fence_acq_rel_gpu();  // the relaxed atomic that completed the count + this fence = acquire
-          p.group_arrivals[t * kWarps + group] = 0;  // (every arrival of this launch is in: ready for the next)
-        }
-        __syncwarp();
+      auto finish_group = [&](uint32_t t, uint32_t slots) {  // (after publish's acquire)
+        if (lane == 0) p.group_arrivals[t * kWarps + group] = 0;  // (every arrival of this launch is in: ready for the next)
         float v[MB][4];
         detail::sum_tail_slots<MR>(p, t, int(group), slots, lane, v);
         if (swiglu) {
@@ -856,7 +853,11 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         const uint32_t old = mine ? ptx::atom_add_relaxed(p.group_arrivals + t * kWarps + group, 1u) : 0u;
         uint32_t done = __ballot_sync(0xffffffffu, mine && old + 1 == slots * per_slot);
         n_segs = 0;
-        if (p.dt_diag & 2) return;
+        if (done == 0 || (p.dt_diag & 2)) return;
+        // The relaxed atomics that completed the counts + this fence = acquire (once for all of them: a fence per
+        // finish also waited for the previous finish's stores).
+        if (lane == 0) ptx::fence_acq_rel_gpu();
+        __syncwarp();
         while (done != 0) {
           const int k = __ffs(done) - 1;
           done &= done - 1;
