@@ -171,20 +171,23 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
     const int cpt = p.chunks_per_tile;
     int dyn = (cpt * c.dyn_tail + 50) / 100;
     dyn = std::min(cpt - 1, (dyn + kItemChunks - 1) / kItemChunks * kItemChunks);
-    if (dyn < 1)
+    const char* diag = std::getenv("BRAID_SKINNY_DT_DIAG");
+    const bool no_items = diag != nullptr && (std::atoi(diag) & 8);  // diagnosis: the kernel over plain stream-K's ranges
+    if (no_items) dyn = 0;
+    if (dyn < 1 && !no_items)
       return "the dynamic tail (-dt) needs K-chunks to hand out: K=" + std::to_string(a.K) + " gives " +
              std::to_string(cpt) + " chunk(s) of 64 per tile";
     const uint64_t S = uint64_t(p.tiles) * uint64_t(cpt - dyn);
     im->ctas = int(std::min<uint64_t>(uint64_t(im->ctas), S));
     p.static_chunks = cpt - dyn;
     p.item_chunks = kItemChunks;
-    p.items_per_tile = (dyn + kItemChunks - 1) / kItemChunks;
+    p.items_per_tile = (dyn + kItemChunks - 1) / kItemChunks;  // (0 only in the diagnosis above)
     const uint64_t G = uint64_t(im->ctas), s = uint64_t(p.static_chunks);
     auto owner = [&](uint64_t v) { return ((v + 1) * G - 1) / S; };  // (skinny_gemm.cuh's detail::owner)
     uint64_t most = 1;
     for (uint64_t t = 0; t < uint64_t(p.tiles); ++t) most = std::max(most, owner(t * s + s - 1) - owner(t * s) + 1);
     p.slots_per_tile = int(most) + p.items_per_tile;
-    if (const char* e = std::getenv("BRAID_SKINNY_DT_DIAG")) p.dt_diag = std::atoi(e);
+    if (diag != nullptr) p.dt_diag = std::atoi(diag);
     slots = size_t(p.tiles) * size_t(p.slots_per_tile);
   }
   const size_t counters = 2 + size_t(p.tiles) * kWarps;
