@@ -624,6 +624,19 @@ struct SkinnyCase {
   hopper::Activation act;
   skinny::SkinnyConfig cfg;
 };
+// A case's operands at M rows and type dt: X and W random (W scaled by 1/sqrt(K)), Y for the N (SwiGLU: N / 2) outputs.
+struct SkinnyOperands {
+  Buf X, W, Y;
+  SkinnyOperands(const SkinnyCase& c, int M, DType dt, std::mt19937& rng)
+      : X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * (c.act == hopper::Activation::SwiGLU ? c.N / 2 : c.N)) {
+    X.random(rng, 1.0f, dt);
+    W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+  }
+};
+std::string skinny_case_name(const SkinnyCase& c, int M, DType dt) {
+  return std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
+         " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name();
+}
 skinny::SkinnyConfig skinny_dsm() {
   skinny::SkinnyConfig c{1, 4, 0, true};
   c.dsmem = true;
@@ -732,12 +745,9 @@ TEST_F(HopperTest, SkinnyPackedWeightsGiveTheSameBits) {
   for (DType dt : {DType::F16, DType::BF16})
     for (int M : {1, 13, 64})
       for (const Case& c : cases) {
-        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
-                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name());
-        const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
-        Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
-        X.random(rng, 1.0f, dt);
-        W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+        SCOPED_TRACE(skinny_case_name(c, M, dt));
+        SkinnyOperands o(c, M, dt, rng);
+        Buf &X = o.X, &W = o.W, &Y = o.Y;
         skinny::SkinnyConfig packed = c.cfg;
         packed.packed = true;
         std::vector<uint16_t> want;
@@ -825,12 +835,9 @@ TEST_F(HopperTest, SkinnyDynamicTailIsRightAndDeterministic) {
   for (DType dt : {DType::F16, DType::BF16})
     for (int M : {1, 13, 64})
       for (const Case& c : cases) {
-        SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
-                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " " + c.cfg.name());
-        const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
-        Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
-        X.random(rng, 1.0f, dt);
-        W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
+        SCOPED_TRACE(skinny_case_name(c, M, dt));
+        SkinnyOperands o(c, M, dt, rng);
+        Buf &X = o.X, &W = o.W, &Y = o.Y;
         const std::vector<float> ref = skinny_reference(X, W, M, c.N, c.K, c.act, dt);
         skinny::SkinnyGemmOp op;
         ASSERT_EQ(op.prepare({dt, X.d, W.d, Y.d, M, c.N, c.K, c.act}, c.cfg), "");
@@ -883,12 +890,9 @@ TEST_F(HopperTest, SkinnyLeanFormsAreBitIdenticalToTheGeneralForm) {
   int checked = 0;
   for (int M : {1, 13, 64})
     for (const Case& c : cases) {
-      SCOPED_TRACE("M=" + std::to_string(M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) + " " +
-                   hopper::activation_name(c.act) + " " + c.cfg.name());
-      const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
-      Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
-      X.random(rng, 1.0f, DType::F16);
-      W.random(rng, 1.0f / std::sqrt(float(c.K)), DType::F16);
+      SCOPED_TRACE(skinny_case_name(c, M, DType::F16));
+      SkinnyOperands o(c, M, DType::F16, rng);
+      Buf &X = o.X, &W = o.W, &Y = o.Y;
       skinny::SkinnyGemmOp op;
       const std::string why = op.prepare({DType::F16, X.d, W.d, Y.d, M, c.N, c.K, c.act}, c.cfg);
       if (c.cfg.dsmem && why.find("resident") != std::string::npos) continue;  // (a smaller GPU)

@@ -97,7 +97,9 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   int static_chunks = 0, item_chunks = 0, items_per_tile = 0, slots_per_tile = 0;
   uint32_t* queue = nullptr;           // [2]: the next item, the CTAs done taking (zero between launches)
   uint32_t* group_arrivals = nullptr;  // [tiles][kWarps]: partials published per column group (zero between launches)
-  int dt_diag = 0;  // diagnosis only (BRAID_SKINNY_DT_DIAG, wrong sums): 1 no publish fence, 2 no finishing, 4 no publishing
+  // Diagnosis only (BRAID_SKINNY_DT_DIAG, read by prepare(); 1, 2 and 4 give wrong sums, for timing): 1 no publish
+  // fence, 2 no finishing, 4 no publishing, 8 no items (the kernel over plain stream-K's ranges).
+  int dt_diag = 0;
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
@@ -583,17 +585,18 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // first `pre` units are static.
   detail::UnitSource src(p, me, G);
   const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
+  auto init_ring = [&] {  // (the loader lane)
+    for (int s = 0; s < STAGES; ++s) {
+      tma::init(&full[s], 1);
+      tma::init(&empty[s], kWarps);
+    }
+    tma::fence_init();
+    if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
+    tma::prefetch_map(&p.x_map);
+  };
   if constexpr (kDyn) {
     if (producer) {
-      if (lane == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-          tma::init(&full[s], 1);
-          tma::init(&empty[s], kWarps);
-        }
-        tma::fence_init();
-        if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
-        tma::prefetch_map(&p.x_map);
-      }
+      if (lane == 0) init_ring();
       for (int i = 0; i < pre; ++i) {  // (every lane keeps the source's state)
         detail::UnitTag tg;
         src.next(p, me, G, tg);
@@ -608,13 +611,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       }
     }
   } else if (loader) {
-    for (int s = 0; s < STAGES; ++s) {
-      tma::init(&full[s], 1);
-      tma::init(&empty[s], kWarps);
-    }
-    tma::fence_init();
-    if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
-    tma::prefetch_map(&p.x_map);
+    init_ring();
     for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
     bs.wait_ns = 0;
     stamp(1);
