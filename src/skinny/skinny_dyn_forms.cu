@@ -1,7 +1,8 @@
 // The skinny GEMM with the dynamic tail (SkinnyConfig::dyn_tail, skinny_gemm.cuh's kDyn): its own instantiations,
-// 4 stages only, so that the stream-K kernels keep their code and size (a kernel holding both sequences streamed
-// ~35% slower per unit in the dynamic one; bench/results/skinny-dyn-tail-h200-20261128/) -- the general form (fp16
-// and bf16) and the lean forms (fp16), in a translation unit of their own that builds beside skinny_op.cu.
+// 4 stages only, so that the stream-K kernels keep their code and speed (with both sequences in one kernel body the
+// stream-K kernels slowed too: a1s4-pk 49.2 against 43.9-45.2 us; bench/results/skinny-dyn-tail-h200-20261128/) --
+// the general form (fp16 and bf16) and the lean forms (fp16), in a translation unit of their own that builds beside
+// skinny_op.cu.
 #include "braid/kernels/skinny/skinny_gemm.cuh"
 #include "skinny_pick.hpp"
 
