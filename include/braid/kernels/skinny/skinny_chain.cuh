@@ -9,8 +9,11 @@
 // then its W2 units, and its ring already holds W2 chunks while the last H tiles are reduced.
 // Measured (H100, docs/skinny-gemm.md): 8-9 us *slower* than the two-launch PDL chain with the late
 // trigger -- every H tile completes at the end of phase 0, so phase 1 waits for all of it, plus the
-// semaphore round trips, with only the ring's W2 stages in flight. Kept as a tested, benchmarked
-// variant (the MLP benchmark tries it) and as the base for a schedule whose H tiles complete early.
+// semaphore round trips, with only the ring's W2 stages in flight. On an H200 (session 53) 12-20 us
+// slower (GPT-3 T = 1 best 91 vs 78-81 us, LLaMA 50 vs 41): the boundary (last phase-0 MMA to first
+// phase-1 data) takes ~7 us, and a deeper ring for W2 during it (12 stages, tried) streamed both phases
+// slower. Kept as a tested, benchmarked variant (the MLP benchmark tries it) and as the base for a
+// schedule whose H tiles complete early.
 //
 // Roles (kWarps + 1 warps):
 //  - 8 consumer warps (warps 0-7: two whole warpgroups, for the wgmma consumers): the MMAs of each
@@ -79,9 +82,9 @@ __global__ void __launch_bounds__(kChainThreads, 2)
   // Unit i's W boxes into ring stage i % STAGES (the stage's byte count: W and X). Rows past K or N
   // arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first();
-  auto load_w = [&](int i) {
+  auto load_w = [&](int i, bool expect = true) {
     uint64_t* bar = &full[i % STAGES];
-    tma::arrive_expect_tx(bar, Smem::kStageBytes);
+    if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
     detail::load_w_unit(cp.g[phase_of(i)], unit_of(i), ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   // The producer's lane initializes the mbarriers and fills the ring with W before begin_block: W is
@@ -129,7 +132,21 @@ __global__ void __launch_bounds__(kChainThreads, 2)
     for (int j = 0; j < total; ++j) {
       if (j >= pre) {  // (the first `pre` were issued before begin_block)
         tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
-        if (lane == 0) load_w(j);
+        if (x_next == j && x_ready(j, false)) {
+          // X known ready (phase 0's X; phase 1's once its H tiles were seen posted): X first, as the lone
+          // kernel does -- behind W's 16 KB, X's reads (DRAM misses or L2 hits shared by the CTAs at this K
+          // position) finished the stage late: GPT-3 T = 1 streamed W1 ~10% slower with W first (H200).
+          if (lane == 0) {
+            tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
+            load_x(j);
+            load_w(j, false);
+            if (j == int(n[0])) stamp(kEvPhase1FirstX);
+          }
+          ++x_next;
+          __syncwarp();
+          continue;
+        }
+        if (lane == 0) load_w(j);  // W first: its bytes stream while the wait for X's producer tiles runs
       }
       // X chunks in order, as far as they are known ready; blocking only for the one the next W load
       // needs consumed (x_next + STAGES <= j + 1: the ring is full).

@@ -701,9 +701,10 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       for (int j = 0; j < n_units; ++j) {
         if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
           if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
-          if (!need_wait && x_next == j) {
-            // Nothing to wait for: X first -- behind W's 16 KB, X's first reads (DRAM misses shared by the CTAs
-            // at this K position) finished the stage late.
+          if (x_next == j && x_ready(j, false)) {
+            // X known ready (nothing to wait for, or its producer tiles already seen posted): X first -- behind
+            // W's 16 KB, X's first reads (DRAM misses shared by the CTAs at this K position) finished the stage
+            // late.
             if (lane == 0) {
               tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
               load_x(j, u_begin + uint32_t(j));
