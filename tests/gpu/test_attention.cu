@@ -928,21 +928,24 @@ TEST_F(HopperTest, SkinnyGemmClusterReductionIsBitIdentical) {
     int N, K;
     Activation act;
     int per_sm;
+    int stages = 4;
   };
-  // (tiles x splits: 36 x 3, 36 x 7, 16 x 8, 24 x 5 -- LLaMA's QKV)
-  const std::vector<Case> cases = {{4608, 1536, Activation::None, 1}, {4608, 1536, Activation::GeLU, 2},
-                                   {2048, 1536, Activation::SwiGLU, 1}, {3072, 2048, Activation::None, 1}};
+  // (tiles x splits: 36 x 3, 36 x 7, 16 x 8, 24 x 5 -- LLaMA's QKV; and two with 8-stage rings, a tuning candidate)
+  const std::vector<Case> cases = {{4608, 1536, Activation::None, 1},    {4608, 1536, Activation::GeLU, 2},
+                                   {2048, 1536, Activation::SwiGLU, 1},  {3072, 2048, Activation::None, 1},
+                                   {2048, 1536, Activation::SwiGLU, 1, 8}, {4608, 1536, Activation::None, 1, 8}};
   int ran = 0;
   for (DType dt : {DType::F16, DType::BF16})
     for (int M : {1, 8, 33})
       for (const Case& c : cases) {
         SCOPED_TRACE(std::string(hopper::dtype_name(dt)) + " M=" + std::to_string(M) + " N=" + std::to_string(c.N) +
-                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " a" + std::to_string(c.per_sm));
+                     " K=" + std::to_string(c.K) + " " + hopper::activation_name(c.act) + " a" + std::to_string(c.per_sm) +
+                     "s" + std::to_string(c.stages));
         const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
         Buf X(size_t(M) * c.K), W(size_t(c.K) * c.N), Y(size_t(M) * n_out);
         X.random(rng, 1.0f, dt);
         W.random(rng, 1.0f / std::sqrt(float(c.K)), dt);
-        skinny::SkinnyConfig global{c.per_sm, 4, 0, true}, dsm = global;
+        skinny::SkinnyConfig global{c.per_sm, c.stages, 0, true}, dsm = global;
         dsm.dsmem = true;
         std::vector<uint16_t> want;
         for (const skinny::SkinnyConfig& cfg : {global, dsm}) {

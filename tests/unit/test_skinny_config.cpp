@@ -75,7 +75,7 @@ TEST(SkinnyConfig, TuningCandidatesAreDistinctAndRunnable) {
     EXPECT_FALSE(c.wgmma && c.stages == 8) << c.name();
     EXPECT_EQ(c.dyn_tail, 0) << c.name();
   }
-  EXPECT_EQ(v.size(), 22u);
+  EXPECT_EQ(v.size(), 24u);
 }
 
 TEST(SkinnyConfig, RejectsMalformedNames) {

@@ -130,13 +130,15 @@ inline SkinnyConfig parse_skinny_config(std::string s) {
 
 // The configurations the benchmarks' tuners time for a skinny GEMM (braid-bench-mlp, braid-bench-attn): the
 // K-aligned split at 1 and 2 CTAs per SM and with 8 stages, stream-K at 1 per SM, the cluster reduction at 1 and
-// 2 per SM; each also with wgmma consumers (not with 8 stages), and each of those also reading packed weights.
+// 2 per SM and with 8 stages (LLaMA's MLP at T = 1 and 8 on an H200: a1s8-pk + a1s8-dsm-pk 41.0-41.1 µs against
+// 41.7-41.8 for the best pair without it, bench/results/fused-chain-h200-20261128/); each also with wgmma consumers
+// (not with 8 stages), and each of those also reading packed weights.
 // Not the dynamic tail (-dt): on an H200 it lost to these everywhere (docs/skinny-gemm.md, "The dynamic tail");
 // name it with braid-bench-mlp --skinny to time it.
 inline std::vector<SkinnyConfig> tuning_candidates() {
   std::vector<SkinnyConfig> v;
   for (SkinnyConfig c : {SkinnyConfig{1, 4, 0, true}, {2, 4, 0, true}, {1, 8, 0, true}, {1, 4, 0}, {1, 4, 0, true, true},
-                         {2, 4, 0, true, true}})
+                         {2, 4, 0, true, true}, {1, 8, 0, true, true}})
     for (bool wg : {false, true})
       for (bool pk : {false, true})
         if (!wg || c.stages != 8) {
