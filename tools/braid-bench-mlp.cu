@@ -519,10 +519,12 @@ int main(int argc, char** argv) {
         // always the fastest next to the other GEMM (LLaMA T=128 at bd0e2dc: gemm2 128x128-direct
         // 24.1 us alone vs 64x128 24.7, yet the chain 72.7 vs 60.3 us; GPT-3 T=64 at 34faa9f: gemm2
         // 64x256 58.0 us alone, 64x128 its runner-up, chains 128.0 vs 114.6 us). Each GEMM's four
-        // fastest, every pair.
-        constexpr size_t kPairRanks = 4;
-        for (size_t i = 0; i < std::min(kPairRanks, c1.size()); ++i)
-          for (size_t j = 0; j < std::min(kPairRanks, c2.size()); ++j)
+        // fastest, every pair -- six at T <= 64, where the skinny configurations alone lie within about a
+        // microsecond of each other, call-to-call noise, and the pair that won GPT-3 T = 1 in other calls
+        // was fifth alone in one (bench/results/fused-chain-h200-20261128/, final-6611a6e).
+        const size_t pair_ranks = T <= 64 ? 6 : 4;
+        for (size_t i = 0; i < std::min(pair_ranks, c1.size()); ++i)
+          for (size_t j = 0; j < std::min(pair_ranks, c2.size()); ++j)
             if (i + j > 0) add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, c1[i].second, c2[j].second);
         // Both GEMMs on one kernel function (GemmConfig::kernel_function): a GEMM right after another
         // braid function runs 1.04-1.09x its own time (docs/hopper-gemm.md, the kernel-switch penalty),
