@@ -83,15 +83,6 @@ __host__ __device__ constexpr size_t decode_smem_floats(int warps, int q_rows, i
          (cluster_merge && splits > 1 ? size_t(splits) * q_rows * (kHeadDim + 2) : 0);
 }
 
-namespace detail {
-// (cluster_sm90.cuh's loads' counterparts; here until that header's next change -- it is in every GEMM
-// instantiation.) A store to another CTA's shared memory, and the cluster barrier's two halves.
-__device__ __forceinline__ void cluster_st_f32x2(uint32_t cluster_addr, float2 v) {
-  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(cluster_addr), "f"(v.x), "f"(v.y) : "memory");
-}
-__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
-}  // namespace detail
 
 // Stamps per CTA of FlashParams::phase_ns (AttentionArgs::phase_ns: the same count as the prompt kernel's).
 constexpr int kDecodePhases = 8;
@@ -113,7 +104,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // have started before another writes to it -- this arrival, waited for just before the pushes (long
   // satisfied by then, so the wait costs nothing).
   const bool clustered = p.cluster_merge && p.splits > 1;
-  if (clustered) detail::cluster_arrive_relaxed();
+  if (clustered) cluster::arrive_relaxed();
 
   const int tid = threadIdx.x, lane = tid % 32, grp = (tid / 32) * 2 + lane / 16, l16 = lane % 16;
   const int h = blockIdx.x, y = blockIdx.y, split = blockIdx.z;
@@ -302,7 +293,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // the decode attention's 4.5-6.5 us after its key loop (traces, bench/results/decode-merge-h100-20261128/).
   const uint32_t cl_o_split0 = clustered ? cluster::map(cluster::smem_addr(cl_o + size_t(split) * QR * D), 0) : 0;
   const uint32_t cl_ml_split0 = clustered ? cluster::map(cluster::smem_addr(cl_ml + size_t(split) * QR * 2), 0) : 0;
-  if (clustered) detail::cluster_wait();  // (every CTA of the cluster has started)
+  if (clustered) cluster::wait();  // (every CTA of the cluster has started)
   for (int idx = tid; idx < q_valid * (D / 2); idx += kThreads) {
     const int r = idx / (D / 2), d = 2 * (idx % (D / 2));
     float mx = -INFINITY;
@@ -322,8 +313,8 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       *reinterpret_cast<uint32_t*>(out + uint64_t(row0 + r) * p.o_ld + h * D + d) = mma::Mma<T>::pack(ox * inv, oy * inv);
     } else if (clustered) {
-      detail::cluster_st_f32x2(cl_o_split0 + uint32_t(r * D + d) * 4u, make_float2(ox, oy));
-      if (d == 0) detail::cluster_st_f32x2(cl_ml_split0 + uint32_t(r) * 8u, make_float2(mx, sum));
+      cluster::st_f32x2(cl_o_split0 + uint32_t(r * D + d) * 4u, make_float2(ox, oy));
+      if (d == 0) cluster::st_f32x2(cl_ml_split0 + uint32_t(r) * 8u, make_float2(mx, sum));
     } else {
       *reinterpret_cast<float2*>(p.part_o + (base + r) * D + d) = make_float2(ox, oy);
       if (d == 0) *reinterpret_cast<float2*>(p.part_ml + (base + r) * 2) = make_float2(mx, sum);

@@ -1,6 +1,7 @@
 // Thread-block cluster primitives (sm_90): the CTA's rank, shared::cluster addresses of another CTA's
-// shared memory, loads from it, and the cluster-wide barrier. Used by the split-K exchange of the
-// Hopper GEMM (hopper/cluster_exchange.cuh) and the decode attention kernel's split merge.
+// shared memory, loads from it and stores to it, and the cluster-wide barrier (whole, or its two halves).
+// Used by the split-K exchange of the Hopper GEMM (hopper/cluster_exchange.cuh), the skinny GEMM's cluster
+// reduction and the decode attention kernel's split merge.
 #pragma once
 #include <cstdint>
 
@@ -26,6 +27,14 @@ __device__ __forceinline__ uint32_t map(uint32_t local, uint32_t cta) {
 // Every thread of every CTA of the cluster (release/acquire at cluster scope).
 __device__ __forceinline__ void sync() {
   asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// The barrier's two halves, for a CTA with work between them: a relaxed arrival (orders nothing; says "this CTA has
+// started", the decode attention's pushed merge) and the wait.
+__device__ __forceinline__ void arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory"); }
+__device__ __forceinline__ void wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
+// A store into another CTA's shared memory (the loads' counterpart).
+__device__ __forceinline__ void st_f32x2(uint32_t cluster_addr, float2 v) {
+  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(cluster_addr), "f"(v.x), "f"(v.y) : "memory");
 }
 __device__ __forceinline__ float ld_f32(uint32_t cluster_addr) {
   float v;
