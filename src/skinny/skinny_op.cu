@@ -13,10 +13,12 @@ namespace braid::skinny {
 using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
 
 struct GemmKernels {
+  static constexpr bool kDeepRings = true;
   template <class T, int MR, int S, bool WG>
   static KernelFn of() { return skinny_gemm_kernel<T, MR, S, WG>; }
 };
 struct ChainKernels {
+  static constexpr bool kDeepRings = false;  // (a 12-stage fused chain was slower: docs/skinny-gemm.md)
   template <class T, int MR, int S, bool WG>
   static ChainKernelFn of() { return skinny_chain_kernel<T, MR, S, WG>; }
 };
@@ -64,9 +66,12 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
     return "the skinny GEMM writes N (SwiGLU: N / 2) columns: no padded SwiGLU weight (n_out=" +
            std::to_string(a.n_out) + ", N=" + std::to_string(a.N) + ")";
   if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
-  if (c.stages != 4 && c.stages != 6 && c.stages != 8)
-    return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
-  if (c.wgmma && c.stages == 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";
+  if (c.stages != 4 && c.stages != 6 && c.stages != 8 && c.stages != 10 && c.stages != 12)
+    return "stages must be 4, 6, 8, 10 or 12 (got " + std::to_string(c.stages) + ")";
+  if (c.wgmma && c.stages >= 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";
+  if (c.stages >= 10 && a.M > kDeepMaxRows)
+    return "the deep rings (10 or 12 stages) take at most " + std::to_string(kDeepMaxRows) + " rows (got M=" +
+           std::to_string(a.M) + ")";
   if (c.ctas_per_sm < 1 || c.ctas_per_sm > 2) return "ctas_per_sm must be 1 or 2";
   if (c.ctas < 0) return "ctas must be >= 0";
   if (c.dsmem && (!c.aligned || c.ctas != 0))
@@ -80,8 +85,11 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
 static size_t smem_bytes(int mr, int stages, bool swiglu) {
   auto f = [&](auto mr_c) -> size_t {
     constexpr int MR = decltype(mr_c)::value;
-    return stages == 8 ? SkinnySmem<MR, 8>::bytes(swiglu)
-                       : stages == 6 ? SkinnySmem<MR, 6>::bytes(swiglu) : SkinnySmem<MR, 4>::bytes(swiglu);
+    return stages == 12  ? SkinnySmem<MR, 12>::bytes(swiglu)
+           : stages == 10 ? SkinnySmem<MR, 10>::bytes(swiglu)
+           : stages == 8  ? SkinnySmem<MR, 8>::bytes(swiglu)
+           : stages == 6  ? SkinnySmem<MR, 6>::bytes(swiglu)
+                          : SkinnySmem<MR, 4>::bytes(swiglu);
   };
   switch (mr) {
     case 8: return f(std::integral_constant<int, 8>{});
@@ -327,6 +335,7 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
   if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
   if (c1.wgmma != c2.wgmma) return "the fused skinny chain: both GEMMs need the same MMA consumers (both -wg or neither)";
   if (c1.dyn_tail > 0 || c2.dyn_tail > 0) return "the fused skinny chain has no dynamic tail (-dt)";
+  if (c1.stages > 8) return "the fused skinny chain comes with 4, 6 or 8 stages (not the deep rings)";
   if (a2.act == hopper::Activation::SwiGLU) return "the fused skinny chain: GEMM 2 has no SwiGLU epilogue";
   auto im = std::make_unique<Impl>();
   const hopper::GemmArgs* args[2] = {&a1, &a2};

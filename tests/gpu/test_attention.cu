@@ -978,6 +978,70 @@ TEST_F(HopperTest, SkinnyGemmClusterReductionIsBitIdentical) {
   cudaFree(p);
 }
 
+// The deep rings (10 and 12 stages, at most kDeepMaxRows rows): a CTA's units and their order do not depend on the
+// ring's depth, so the same bits as the same split on a 4-stage ring -- stream-K, the K-aligned split with the cluster
+// reduction, few CTAs (tiles cut), every activation, packed weights, fp16 (lean form) and bf16 (general form) -- and
+// against the fp32 reference; configurations the deep rings do not come with are refused.
+TEST_F(HopperTest, SkinnyDeepRingsGiveTheSameBits) {
+  using hopper::Activation;
+  std::mt19937 rng(61);
+  auto cfg = [](const char* name) { return skinny::parse_skinny_config(name); };
+  struct Case {
+    int N, K;
+    Activation act;
+    const char *shallow, *deep;
+  };
+  const std::vector<Case> cases = {{12288, 1536, Activation::None, "p1s4", "p1s12-pk"},  // (GPT-3's output projection)
+                                   {12288, 1536, Activation::None, "p1s4", "p1s10"},
+                                   {4608, 1536, Activation::None, "a1s4-dsm", "a1s12-dsm-pk"},
+                                   {776, 1000, Activation::GeLU, "c37s4", "c37s10"},
+                                   {2048, 1536, Activation::SwiGLU, "p1s4-pk", "p1s12-pk"},
+                                   {2048, 1536, Activation::SwiGLU, "a1s4", "a1s12"}};
+  int checked = 0;
+  for (DType dt : {DType::F16, DType::BF16})
+    for (int M : {1, 4, 13})
+      for (const Case& c : cases) {
+        const SkinnyCase sc{c.N, c.K, c.act, cfg(c.deep)};
+        SCOPED_TRACE(skinny_case_name(sc, M, dt));
+        SkinnyOperands o(sc, M, dt, rng);
+        std::vector<uint16_t> want;
+        bool skipped = false;
+        for (const char* name : {c.shallow, c.deep}) {
+          skinny::SkinnyGemmOp op;
+          const std::string why = op.prepare({dt, o.X.d, o.W.d, o.Y.d, M, c.N, c.K, c.act}, cfg(name));
+          if (why.find("resident") != std::string::npos) {  // (a smaller GPU: clusters that do not all fit)
+            skipped = true;
+            break;
+          }
+          ASSERT_EQ(why, "") << name;
+          for (int rep = 0; rep < 2; ++rep) {
+            o.Y.poison();
+            op.run(nullptr);
+            BRAID_CUDA_CHECK(cudaDeviceSynchronize());
+            o.Y.download();
+            if (want.empty()) {
+              want = o.Y.h;
+              EXPECT_LT(rel_error(skinny_reference(o.X, o.W, M, c.N, c.K, c.act, dt), o.Y, dt), 1e-2) << name;
+            } else {
+              ASSERT_EQ(o.Y.h, want) << name << ", run " << rep;
+            }
+          }
+        }
+        if (!skipped) ++checked;
+      }
+  EXPECT_GE(checked, 30);
+  skinny::SkinnyGemmOp op;
+  uint16_t* p = nullptr;
+  BRAID_CUDA_CHECK(cudaMalloc(&p, 1 << 20));
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 17, 256, 64, Activation::None}, cfg("p1s12")).find("at most 16 rows"),
+            std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, cfg("p1s10-wg")).find("4 or 6 stages"),
+            std::string::npos);
+  EXPECT_NE(op.prepare({DType::F16, p, p, p, 2, 256, 64, Activation::None}, cfg("p1s14")).find("stages must be"),
+            std::string::npos);
+  cudaFree(p);
+}
+
 TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
   std::mt19937 rng(31);
   const int B = 1, S = 128, NH = 2, H = 256, HD = NH * 128;
