@@ -1423,7 +1423,7 @@ TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
   deep[1].ordering = Ordering::StreamOrder;
   deep[1].pdl_only = true;
   deep[1].g1 = workloads::GemmChoice::skinny(skinny::parse_skinny_config("a1s4-lt"));
-  deep[1].g2 = workloads::GemmChoice::skinny(skinny::parse_skinny_config("a1s12-dsm"));
+  deep[1].g2 = workloads::GemmChoice::skinny(skinny::parse_skinny_config("a1s12"));
   deep[2].sync = MlpVariant::Sync::RowSync;
   deep[2].g1 = workloads::GemmChoice::skinny({1, 4, 7});
   deep[2].g2 = workloads::GemmChoice::skinny(skinny::parse_skinny_config("c11s10"));
