@@ -271,12 +271,16 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
     kernel = i.lean;
     hopper::note_lean_form_launch();
   }
+  // BRAID_SKINNY_NO_EARLY_W (diagnostic, for A/B runs in one binary): W issued before the PDL wait as before session
+  // 54, on the stages' own barriers, while every thread already waits (the copies then land after the primary ends).
+  static const bool no_early_w = std::getenv("BRAID_SKINNY_NO_EARLY_W") != nullptr;
+  SkinnyParams p = i.p;
+  p.pdl_secondary = ctx.pdl && !ctx.params.has(kSync) && !no_early_w ? 1 : 0;  // (SkinnyParams::pdl_secondary)
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
     launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
-                            i.p, ctx.params);
+                            p, ctx.params);
     return;
   }
-  SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
