@@ -606,13 +606,9 @@ int main(int argc, char** argv) {
       // per CTA, or 2 CTAs per SM of 4 -- whatever their time alone, where the stage-alone ranking put them below
       // the runners-up (session 49, H100: GPT-3 B = 4, S' = 1024 72.1 -> 69.3-69.7 us with skinny-a1s8; LLaMA B = 1,
       // S' = 512 34.9-35.2 -> 34.3-34.4 with skinny-a2s4; bench/results/decode-merge-h100-20261128/).
-      // And the deep rings (10 and 12 stages, one CTA per SM, packed weights): as much of Wo in shared memory before
-      // the wait as fits beside the attention's CTAs -- the attention runs ~7 us after the QKV GEMM while DRAM idles,
-      // and with 4-8 stages most of Wo still streamed after the wait (bench/results/deep-ring-h200-20261129/).
       if (cs.decode && co.is_skinny)
-        for (const char* n : {"skinny-a1s8", "skinny-a2s4", "skinny-p1s10-pk", "skinny-p1s12-pk", "skinny-a1s12-pk"}) {
+        for (const char* n : {"skinny-a1s8", "skinny-a2s4"}) {
           const auto o = workloads::GemmChoice::skinny(skinny::parse_skinny_config(n));
-          if (o.skinny_config.stages > 8 && cs.B > skinny::kDeepMaxRows) continue;
           bool timed = o.name() == co.name();
           for (size_t i = 1; i < 3 && i < out_timed.size(); ++i) timed |= out_timed[i].second.name() == o.name();
           if (!timed) add_pdl_only(cq, ca, o);

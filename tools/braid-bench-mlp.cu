@@ -564,15 +564,6 @@ int main(int argc, char** argv) {
           add_variant(Sy::TileSync, Ordering::StreamOrder, false, true, *k1, *k2);
           add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, *k1, *k2);
         }
-        // Two skinny GEMMs under PDL alone also with GEMM 2 on a deep ring (10 or 12 stages; at most kDeepMaxRows
-        // rows, mma.sync): its CTAs load that much of W2 before their wait, during GEMM 1's tail.
-        if (T <= skinny::kDeepMaxRows && b1.is_skinny && b2.is_skinny && !b2.skinny_config.wgmma)
-          for (int stages : {10, 12}) {
-            workloads::GemmChoice deep = b2;
-            deep.skinny_config.stages = stages;
-            deep.skinny_config.ctas_per_sm = 1;
-            add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, b1, deep);
-          }
         // A skinny first GEMM under PDL alone also with the late trigger (SkinnyConfig::late_trigger): it
         // helps when the second GEMM's CTAs can share the SMs, and costs otherwise.
         for (size_t i = 0, n = variants.size(); i < n; ++i)

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Session 54's deep rings and early W were reverted; to rerun this, apply
+#  bench/results/deep-ring-h200-20261129/deep-ring-and-early-w.patch to 24b9385 and build.)
 # Deep skinny rings (10 / 12 stages) on the GPU machine, one call: every GPU test (the gate), the decode chains' phase
 # stamps with deep-ring output GEMMs (decode-diag.sh), the decode sweep with PyTorch (attn-run.sh), and the MLP at
 # small T (mlp-run.sh; GEMM 2 also on a deep ring under PDL alone) -- all under $OUT/r, packed as r.tgz.

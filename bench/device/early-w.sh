@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Session 54's deep rings and early W were reverted; to rerun this, apply
+#  bench/results/deep-ring-h200-20261129/deep-ring-and-early-w.patch to 24b9385 and build.)
 # Session 54's early W (skinny GEMM: the W issued before the PDL wait lands before it) on the GPU machine, one call:
 # every GPU test (the gate); fixed decode picks and MLP pairs with BRAID_SKINNY_NO_EARLY_W (before) and without
 # (after), interleaved twice; then the decode sweep with PyTorch and the MLP at small T -- under $OUT/r, as r.tgz.

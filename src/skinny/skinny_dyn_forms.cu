@@ -10,7 +10,6 @@ namespace braid::skinny {
 
 template <int kForm>
 struct DynGemmKernels {  // (any stage count -> the 4-stage instantiation: can_implement allows no other)
-  static constexpr bool kDeepRings = false;
   template <class T, int MR, int S, bool WG>
   static KernelFn of() { return skinny_gemm_kernel<T, MR, 4, WG, kForm, true>; }
 };

@@ -7,7 +7,6 @@ namespace braid::skinny {
 
 template <hopper::Activation kAct>
 struct LeanGemmKernels {
-  static constexpr bool kDeepRings = true;
   template <class T, int MR, int S, bool WG>
   static KernelFn of() { return skinny_gemm_kernel<T, MR, S, WG, hopper::lean_form(kAct)>; }
 };

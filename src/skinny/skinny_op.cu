@@ -13,12 +13,10 @@ namespace braid::skinny {
 using ChainKernelFn = void (*)(const SkinnyChainParams, const StageParams, const StageParams);
 
 struct GemmKernels {
-  static constexpr bool kDeepRings = true;
   template <class T, int MR, int S, bool WG>
   static KernelFn of() { return skinny_gemm_kernel<T, MR, S, WG>; }
 };
 struct ChainKernels {
-  static constexpr bool kDeepRings = false;  // (a 12-stage fused chain was slower: docs/skinny-gemm.md)
   template <class T, int MR, int S, bool WG>
   static ChainKernelFn of() { return skinny_chain_kernel<T, MR, S, WG>; }
 };
@@ -66,12 +64,9 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
     return "the skinny GEMM writes N (SwiGLU: N / 2) columns: no padded SwiGLU weight (n_out=" +
            std::to_string(a.n_out) + ", N=" + std::to_string(a.N) + ")";
   if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
-  if (c.stages != 4 && c.stages != 6 && c.stages != 8 && c.stages != 10 && c.stages != 12)
-    return "stages must be 4, 6, 8, 10 or 12 (got " + std::to_string(c.stages) + ")";
-  if (c.wgmma && c.stages >= 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";
-  if (c.stages >= 10 && a.M > kDeepMaxRows)
-    return "the deep rings (10 or 12 stages) take at most " + std::to_string(kDeepMaxRows) + " rows (got M=" +
-           std::to_string(a.M) + ")";
+  if (c.stages != 4 && c.stages != 6 && c.stages != 8)
+    return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
+  if (c.wgmma && c.stages == 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";
   if (c.ctas_per_sm < 1 || c.ctas_per_sm > 2) return "ctas_per_sm must be 1 or 2";
   if (c.ctas < 0) return "ctas must be >= 0";
   if (c.dsmem && (!c.aligned || c.ctas != 0))
@@ -85,11 +80,8 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
 static size_t smem_bytes(int mr, int stages, bool swiglu) {
   auto f = [&](auto mr_c) -> size_t {
     constexpr int MR = decltype(mr_c)::value;
-    return stages == 12  ? SkinnySmem<MR, 12>::bytes(swiglu)
-           : stages == 10 ? SkinnySmem<MR, 10>::bytes(swiglu)
-           : stages == 8  ? SkinnySmem<MR, 8>::bytes(swiglu)
-           : stages == 6  ? SkinnySmem<MR, 6>::bytes(swiglu)
-                          : SkinnySmem<MR, 4>::bytes(swiglu);
+    return stages == 8 ? SkinnySmem<MR, 8>::bytes(swiglu)
+                       : stages == 6 ? SkinnySmem<MR, 6>::bytes(swiglu) : SkinnySmem<MR, 4>::bytes(swiglu);
   };
   switch (mr) {
     case 8: return f(std::integral_constant<int, 8>{});
@@ -271,16 +263,12 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
     kernel = i.lean;
     hopper::note_lean_form_launch();
   }
-  // BRAID_SKINNY_NO_EARLY_W (diagnostic, for A/B runs in one binary): W issued before the PDL wait as before session
-  // 54, on the stages' own barriers, while every thread already waits (the copies then land after the primary ends).
-  static const bool no_early_w = std::getenv("BRAID_SKINNY_NO_EARLY_W") != nullptr;
-  SkinnyParams p = i.p;
-  p.pdl_secondary = ctx.pdl && !ctx.params.has(kSync) && !no_early_w ? 1 : 0;  // (SkinnyParams::pdl_secondary)
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
     launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
-                            p, ctx.params);
+                            i.p, ctx.params);
     return;
   }
+  SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
@@ -339,7 +327,6 @@ std::string SkinnyChainOp::prepare(const hopper::GemmArgs& a1, const SkinnyConfi
   if (c1.stages != c2.stages) return "the fused skinny chain: both GEMMs share one ring (equal stage counts)";
   if (c1.wgmma != c2.wgmma) return "the fused skinny chain: both GEMMs need the same MMA consumers (both -wg or neither)";
   if (c1.dyn_tail > 0 || c2.dyn_tail > 0) return "the fused skinny chain has no dynamic tail (-dt)";
-  if (c1.stages > 8) return "the fused skinny chain comes with 4, 6 or 8 stages (not the deep rings)";
   if (a2.act == hopper::Activation::SwiGLU) return "the fused skinny chain: GEMM 2 has no SwiGLU epilogue";
   auto im = std::make_unique<Impl>();
   const hopper::GemmArgs* args[2] = {&a1, &a2};

@@ -13,16 +13,10 @@ namespace braid::skinny {
 struct SkinnyParams;
 using KernelFn = void (*)(const SkinnyParams, const StageParams);
 
-// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster. The deep rings (10 and 12
-// stages) only at 8 and 16 rows, mma.sync, and only in the families that have them (Family::kDeepRings:
-// the lone GEMM, not the fused chain).
+// The wgmma consumers come with 4 or 6 stages (can_implement): 8 was never faster.
 template <class Family, class T, int MR>
 auto pick_stages(int stages, bool wg) {
   if (wg) return stages == 6 ? Family::template of<T, MR, 6, true>() : Family::template of<T, MR, 4, true>();
-  if constexpr (Family::kDeepRings && MR <= kDeepMaxRows) {
-    if (stages == 12) return Family::template of<T, MR, 12, false>();
-    if (stages == 10) return Family::template of<T, MR, 10, false>();
-  }
   return stages == 8   ? Family::template of<T, MR, 8, false>()
          : stages == 6 ? Family::template of<T, MR, 6, false>()
                        : Family::template of<T, MR, 4, false>();

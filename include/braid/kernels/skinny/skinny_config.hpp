@@ -16,11 +16,6 @@ constexpr int kSkinnyPhaseSlots = kSkinnyPhases + 1;
 constexpr int kMaxRows = 64;    // M <= 64
 constexpr int kTileCols = 128;  // W columns per tile: 8 warps x 16
 constexpr int kChunkK = 64;     // W rows per K-chunk (one ring stage)
-// Deep rings (SkinnyConfig::stages 10 or 12): for a GEMM launched beside its producer (PDL) that loads its first
-// STAGES units of W before it waits, as much of W as shared memory holds -- at up to 16 rows (12 stages of 17 KB at
-// 8 rows: 207 KB), mma.sync consumers only. Why: decode's output GEMM waits ~7 us for the attention kernel while
-// DRAM idles, then streams most of Wo after the wait (bench/results/deep-ring-h200-20261129/).
-constexpr int kDeepMaxRows = 16;
 // The dynamic tail (SkinnyConfig::dyn_tail): K-chunks per work item taken from the queue, and the default share of
 // every tile's K-chunks handed out that way (percent).
 constexpr int kItemChunks = 4;
@@ -40,7 +35,7 @@ enum ChainEvent : int {
 
 struct SkinnyConfig {
   int ctas_per_sm = 2;  // persistent CTAs per SM (capped by what fits)
-  int stages = 4;       // ring depth: 4, 6 or 8 chunks of 64 W rows (16 KB of W each); 10 or 12 (kDeepMaxRows)
+  int stages = 4;       // ring depth: 4, 6 or 8 chunks of 64 W rows (16 KB of W each)
   int ctas = 0;         // > 0: exactly this many CTAs (tests: tiles cut at many places)
   // K-aligned split (with ctas == 0): tiles x S CTAs, the most that fit in ctas_per_sm per SM, so CTA
   // (tile t, split s) reads K range s of tile t and, at any moment, the CTAs of every tile read the

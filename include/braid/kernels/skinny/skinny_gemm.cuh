@@ -88,10 +88,6 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // > 0: a PDL trigger (kPdlTrigger, then cleared from the stage's flags) issued when the CTA starts its
   // pdl_trigger_units-th unit before the last, instead of at block start (SkinnyGemmOp::launch).
   int pdl_trigger_units = 0;
-  // 1: launched as a PDL secondary without tile sync (it executes griddepcontrol.wait): its first units of W go out
-  // before the wait on an mbarrier of their own, and every thread waits for them to land before griddepcontrol.wait --
-  // a CTA's TMA copies do not progress while any of its threads waits there (bench/micro/pdl_preload.cu). Set by launch.
-  int pdl_secondary = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
                                        // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches (dynamic tail: the tile's finished column groups)
@@ -540,7 +536,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   __shared__ uint32_t s_last;
   // full[s]: stage s holds unit i (i % STAGES == s), phase (i / STAGES) & 1; empty[s]: its 8 consumer warps are done.
   __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
-  __shared__ __align__(8) uint64_t pre_bar;  // early_w: the first `pre` units' W (below)
   __shared__ detail::UnitTag tags[kDyn ? STAGES : 1];  // kDyn: stage i % STAGES holds this unit (detail::UnitTag)
   // kDyn: each consumer warp's tiles of the segments it has not published yet (the dynamic tail's publication)
   __shared__ uint32_t seg_list[kWarps][kDyn ? kMaxListedSegments : 1];
@@ -590,19 +585,11 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // first `pre` units are static.
   detail::UnitSource src(p, me, G);
   const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
-  // A PDL secondary without tile sync loads its first `pre` units of W before griddepcontrol.wait -- on pre_bar, not on
-  // their stages' full barriers -- and every thread waits for them to land before it executes griddepcontrol.wait:
-  // on an H200 a CTA's TMA copies stall while any of its threads waits there, so W issued before the wait used to
-  // land only after the primary grid had ended (braid-micro-pdl-preload: 16 KB copies issued at 4-6 us land at 21 us,
-  // the primary's end at 20.1; with no thread waiting they land at 5-11 us). Those stages' full barriers then count
-  // X's bytes alone.
-  const bool early_w = !kDyn && !sync && p.pdl_secondary != 0 && pre > 0;
   auto init_ring = [&] {  // (the loader lane)
     for (int s = 0; s < STAGES; ++s) {
       tma::init(&full[s], 1);
       tma::init(&empty[s], kWarps);
     }
-    tma::init(&pre_bar, 1);
     tma::fence_init();
     if (p.w_packed == nullptr) tma::prefetch_map(&p.w_map);
     tma::prefetch_map(&p.x_map);
@@ -625,13 +612,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     }
   } else if (loader) {
     init_ring();
-    if (early_w) {
-      tma::arrive_expect_tx(&pre_bar, uint32_t(pre) * Smem::kWBytes);
-      for (int i = 0; i < pre; ++i)
-        detail::load_w_unit(p, u_begin + uint32_t(i), ring + uint32_t(i % STAGES) * Smem::kStageBytes, &pre_bar, w_policy);
-    } else {
-      for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
-    }
+    for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
     bs.wait_ns = 0;
     stamp(1);
   }
@@ -640,7 +621,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   if (trace != nullptr && tid == 0) bs.t_start = ptx::globaltimer_ns();
   if (!sync) {  // stream order: X (and Y) belong to the primary until it ends
     const uint64_t t0 = trace != nullptr && loader ? ptx::globaltimer_ns() : 0;
-    if (early_w) tma::wait(&pre_bar, 0);  // (the early W first: see early_w)
     ptx::pdl_wait_primary();
     if (trace != nullptr && loader) bs.wait_ns += ptx::globaltimer_ns() - t0;  // (the trace's pale part)
   }
@@ -717,11 +697,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         return xw.ready(p, sp, bs, i, u_begin + uint32_t(i), i == 0, u_end - 1, block, need_wait, fence_x,
                         trace != nullptr ? &bs.wait_ns : nullptr);
       };
-      // X of unit i; of an early-W unit with its stage's arrival and byte count (X's alone: W landed on pre_bar)
-      auto early_x = [&](int i, uint32_t u) {
-        if (early_w && i < pre) tma::arrive_expect_tx(&full[i % STAGES], Smem::kXBytes);
-        load_x(i, u);
-      };
       int x_next = 0;  // the first unit whose X box is not issued yet
       for (int j = 0; j < n_units; ++j) {
         if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
@@ -744,14 +719,14 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
         // waiting for X (the next W load needs unit x_next consumed).
         while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
-          if (lane == 0) early_x(x_next, u_begin + uint32_t(x_next));
+          if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
           ++x_next;
         }
         __syncwarp();
       }
       while (x_next < n_units) {
         x_ready(x_next, true);
-        if (lane == 0) early_x(x_next, u_begin + uint32_t(x_next));
+        if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
         ++x_next;
         __syncwarp();
       }
