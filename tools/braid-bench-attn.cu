@@ -155,7 +155,11 @@ static void print_skinny_phases(const workloads::AttentionBlockProblem& prob, co
   unsigned long long t0 = ~0ull;  // the QKV GEMM's first entry
   for (int c = 0; c < kMaxCtas; ++c)
     if (h[size_t(c) * kS] != 0) t0 = std::min(t0, h[size_t(c) * kS]);
-  static const char* names[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
+  static const char* names_default[kP] = {"entry", "W issued", "waited", "unit0 in", "unit3 in", "last in", "last MMA", "end"};
+  // (BRAID_SKINNY_PHASES=units: SkinnyParams::phase_units)
+  static const char* names_units[kP] = {"entry", "X0 issued", "waited", "unit0 in", "unit1 in", "unit2 in", "unit0 done", "end"};
+  const char* env = std::getenv("BRAID_SKINNY_PHASES");
+  const char* const* names = env != nullptr && std::string(env) == "units" ? names_units : names_default;
   for (int g = 0; g < 2; ++g) {
     std::printf("    skinny phases %s %s (µs from the QKV GEMM's first entry: median / max over CTAs):", label.c_str(),
                 g == 0 ? "QKV" : "out");

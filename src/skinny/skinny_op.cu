@@ -299,6 +299,9 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
 void SkinnyGemmOp::set_phases(unsigned long long* stamps) {
   if (!impl_) throw std::logic_error("skinny::SkinnyGemmOp::set_phases before a successful prepare()");
   impl_->p.phase_ns = stamps;
+  // BRAID_SKINNY_PHASES=units (diagnostic): the first units one by one instead (SkinnyParams::phase_units).
+  const char* e = std::getenv("BRAID_SKINNY_PHASES");
+  impl_->p.phase_units = stamps != nullptr && e != nullptr && std::string(e) == "units" ? 1 : 0;
 }
 
 // ---- SkinnyChainOp ----------------------------------------------------------------------------------

@@ -88,6 +88,10 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // > 0: a PDL trigger (kPdlTrigger, then cleared from the stage's flags) issued when the CTA starts its
   // pdl_trigger_units-th unit before the last, instead of at block start (SkinnyGemmOp::launch).
   int pdl_trigger_units = 0;
+  // With phase_ns: 1 records the first units one by one (SkinnyGemmOp::set_phases, "units"): what paces a CTA's units
+  // after its PDL wait -- slot 1 the loader's issue of unit 0's X box (instead of "W issued"), slots 4 and 5 units 1
+  // and 2 in (instead of unit 3 and the last), slot 6 unit 0's MMAs done and its stage released (instead of the last MMA).
+  int phase_units = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
                                        // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches (dynamic tail: the tile's finished column groups)
@@ -575,6 +579,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
     fence_x = false;                               // a fence per chunk would stall every TMA issue)
     tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
+    if (p.phase_units != 0 && i == 0) stamp(1);
   };
 
   // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
@@ -614,7 +619,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     init_ring();
     for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
     bs.wait_ns = 0;
-    stamp(1);
+    if (p.phase_units == 0) stamp(1);
   }
   if constexpr (kLean) begin_block_unsynchronized(sp);
   else begin_block(sp, bs);
@@ -903,17 +908,23 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
       if (tid == 0) {
         if (i == 0) stamp(3);
-        if (i == min(3, n_units - 1)) stamp(4);
-        if (i == n_units - 1) stamp(5);
+        if (p.phase_units != 0) {
+          if (i == 1) stamp(4);
+          if (i == 2) stamp(5);
+        } else {
+          if (i == min(3, n_units - 1)) stamp(4);
+          if (i == n_units - 1) stamp(5);
+        }
       }
       const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
       detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
       detail::release_stage<WG>(&empty[i % STAGES], lane);
+      if (tid == 0 && i == 0 && p.phase_units != 0) stamp(6);
 
       const uint32_t u = u_begin + uint32_t(i);
       if (i == n_units - 1 || u % cpt == cpt - 1) {
         if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
-        if (tid == 0 && i == n_units - 1) stamp(6);
+        if (tid == 0 && i == n_units - 1 && p.phase_units == 0) stamp(6);
         finish_segment(u / cpt, seg_start, u);
         seg_start = u + 1;
 #pragma unroll
