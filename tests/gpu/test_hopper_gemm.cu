@@ -1159,6 +1159,14 @@ std::vector<MlpVariant> skinny_variants() {
   late_sync.g2 = GemmChoice::skinny();
   v.push_back(late_pdl_only);
   v.push_back(late_sync);
+  // Packed weights under PDL alone: the W each CTA loads before its PDL wait goes by cp.async (SkinnyParams::
+  // early_cp_async) and its stages are refilled by TMA after -- one split of 4 stages, one 8-stage cluster reduction.
+  MlpVariant packed_pdl_only = pdl_only;
+  packed_pdl_only.g1 = GemmChoice::skinny(skinny::parse_skinny_config("a1s4-pk-lt"));
+  packed_pdl_only.g2 = GemmChoice::skinny(skinny::parse_skinny_config("p1s4-pk"));
+  v.push_back(packed_pdl_only);
+  packed_pdl_only.g2 = GemmChoice::skinny(skinny::parse_skinny_config("c11s8-pk"));
+  v.push_back(packed_pdl_only);
   // Both GEMMs in one launch (skinny::SkinnyChainOp): the default split, the K-aligned split, and few
   // CTAs (every tile cut; the phases on different CTA counts, either way round; RowSync once).
   MlpVariant fused;  // (one CTA per SM: two of the fused kernel do not fit at 64 rows with SwiGLU)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Session 54's cp.async W (skinny GEMM with packed weights under PDL alone: the W loaded before the PDL wait by
+# cp.async, not TMA) on the GPU machine, one call: every GPU test (the gate); fixed decode picks and MLP pairs with
+# BRAID_SKINNY_NO_CP_ASYNC_W (before) and without (after), interleaved twice; then the decode sweep with PyTorch and the
+# MLP at small T -- under $OUT/r, as r.tgz.   SET=.carry/C COMMIT=<hash> OUT=out bash bench/device/cp-async-w.sh
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
+unpack_carried ${SET:-.carry/C} $OUT/r
+B=/tmp/new
+if ! gpu_tests_gate $B $OUT/r; then echo "GPU tests failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1; fi
+mkdir -p $OUT/r/ab
+for r in 1 2; do
+  for side in before after; do
+    env=(); [ $side = before ] && env=(BRAID_SKINNY_NO_CP_ASYNC_W=1)
+    for c in ${PICKS:-gpt3:1:512:skinny-a1s8-dsm-pk-lt,d8-c16,skinny-a1s8 gpt3:1:512:skinny-a1s8-dsm-pk-lt,d8-c16,skinny-a1s8-pk gpt3:4:2048:skinny-a1s8-dsm-pk-lt,d8-c4,skinny-a1s8-pk llama:1:512:skinny-a1s8-pk-lt,d8-c16,skinny-a2s4-pk llama:4:512:skinny-a1s4-pk-lt,d4-c16,skinny-a1s8-pk}; do
+      IFS=: read -r model b cache pick <<< "$c"
+      log=$OUT/r/ab/$side-$model-$b-$cache-${pick//,/+}-r$r.log
+      env "${env[@]}" BRAID_SKINNY_PHASES=$([ $r = 1 ] && echo 1) timeout 60 $B/braid-bench-attn --pick "$pick" --models $model \
+        --cases decode --caches $cache --batches $b --reps 30 > "$log" 2>&1
+      echo "r$r $side $model B=$b S=$cache $pick: $(grep -E '^  braid:(stream|pdl-only)/' "$log" | awk '{printf "%s %s; ", $1, $2}')"
+    done
+  done
+done
+for r in 1 2; do
+  for side in before after; do
+    env=(); [ $side = before ] && env=(BRAID_SKINNY_NO_CP_ASYNC_W=1)
+    log=$OUT/r/ab/mlp-$side-r$r.log
+    env "${env[@]}" timeout 200 $B/braid-bench-mlp --models gpt3,llama --tokens 1,8 --reps 20 --show-configs \
+      --skinny a1s8-pk,a2s4-pk,p1s4-pk,a1s8-dsm-pk,a1s4-pk,a2s4-dsm-pk > "$log" 2>&1
+    echo "r$r $side mlp: $(grep -E 'braid  ' "$log" | awk '{printf "%s %s %s; ", $1, $2, $4}')"
+  done
+done
+CASES=decode BIN=$B OUT=$OUT/r/decode TORCH_LIMIT=150 LIMIT=330 bash "$(dirname "$0")/attn-run.sh" 2>&1 | tail -22
+LIMIT=200 BIN=$B OUT=$OUT/r/mlp bash "$(dirname "$0")/mlp-run.sh" --tokens 1,8,16
+(cd $OUT && tar czf r.tgz r && rm -rf r)
