@@ -1159,8 +1159,8 @@ std::vector<MlpVariant> skinny_variants() {
   late_sync.g2 = GemmChoice::skinny();
   v.push_back(late_pdl_only);
   v.push_back(late_sync);
-  // Packed weights under PDL alone: the W each CTA loads before its PDL wait goes by cp.async (SkinnyParams::
-  // early_cp_async) and its stages are refilled by TMA after -- one split of 4 stages, one 8-stage cluster reduction.
+  // Packed weights (-pk: one bulk copy of W per stage) under PDL alone, the W loaded before the PDL wait included:
+  // stream-K on a 4-stage ring, and 11 CTAs on an 8-stage ring (every tile cut, each stage refilled).
   MlpVariant packed_pdl_only = pdl_only;
   packed_pdl_only.g1 = GemmChoice::skinny(skinny::parse_skinny_config("a1s4-pk-lt"));
   packed_pdl_only.g2 = GemmChoice::skinny(skinny::parse_skinny_config("p1s4-pk"));
