@@ -64,6 +64,13 @@ __global__ void primary(uint64_t spin_ns, uint64_t stream_bytes, const uint4* sr
   if (threadIdx.x == 0) t_end[blockIdx.x] = now_ns();
 }
 
+// `copiers` threads (thread index `t`) copy `bytes` from src to shared memory at base in 16-byte cp.asyncs.
+__device__ __forceinline__ void cp_async_copy(uint32_t base, const uint8_t* src, uint32_t bytes, uint32_t t, uint32_t copiers) {
+  for (uint32_t off = t * 16u; off < bytes; off += copiers * 16u)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(base + off), "l"(src + off) : "memory");
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
 // method 0 (3: see below): thread 0 issues `stages` bulk copies (TMA) of 16 KB; poll_first: wait for them (polling their mbarriers),
 // then griddepcontrol.wait; else the other way round. A poll gives up after 2 ms (then kLast stays 0).
 // method 1: every thread copies its 16-byte pieces with cp.async (LDGSTS, not the TMA), then cp.async.wait_all and
@@ -121,12 +128,7 @@ __global__ void __launch_bounds__(256) secondary(const uint8_t* w, int stages, i
       asm volatile("griddepcontrol.wait;" ::: "memory");
       return;
     }
-    const int n = stages * int(kUnit / 16) / 32;
-    for (int i = 0; i < n; ++i) {
-      const uint32_t off = (uint32_t(i) * 32u + threadIdx.x) * 16u;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(base + off), "l"(src + off) : "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    cp_async_copy(base, src, uint32_t(stages) * kUnit, threadIdx.x, 32);
     if (t0) r[kIssued] = now_ns();
     auto land4 = [&] {
       asm volatile("cp.async.wait_all;" ::: "memory");
@@ -142,11 +144,7 @@ __global__ void __launch_bounds__(256) secondary(const uint8_t* w, int stages, i
   const int pieces = stages * int(kUnit / 16) / int(blockDim.x);  // 16-byte pieces per thread
   uint4 v[16];
   if (method == 1) {
-    for (int i = 0; i < pieces; ++i) {
-      const uint32_t off = (uint32_t(i) * blockDim.x + threadIdx.x) * 16u;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(base + off), "l"(src + off) : "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    cp_async_copy(base, src, uint32_t(stages) * kUnit, threadIdx.x, blockDim.x);
   } else {
 #pragma unroll
     for (int i = 0; i < 16; ++i)
