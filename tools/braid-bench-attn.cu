@@ -636,15 +636,6 @@ int main(int argc, char** argv) {
         v.attn.late_trigger = true;
         variants.push_back(v);
       }
-    // Decode: every stream-ordered chain also with the output GEMM's weights warmed in L2 by the attention once the
-    // QKV GEMM is done (-l2w): the attention leaves DRAM nearly idle for several microseconds.
-    if (cs.decode)
-      for (size_t i = 0, n = variants.size(); i < n; ++i)
-        if (variants[i].ordering == Ordering::StreamOrder && variants[i].fused && variants[i].attn.decode) {
-          AttentionBlockVariant v = variants[i];
-          v.warm_out_l2 = true;
-          variants.push_back(v);
-        }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
     for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);
@@ -678,7 +669,6 @@ int main(int argc, char** argv) {
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
           sv.dynamic = false;
-          sv.warm_out_l2 = false;
           AttentionBlock ref(prob, sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, n_y * 2, s));
           ref.run(s);

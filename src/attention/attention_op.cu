@@ -97,12 +97,6 @@ static int rows_per_cta(const AttentionConfig& c) {
 
 std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionConfig& c) {
   if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "dtype must be fp16 or bf16";
-  if (a.l2_warm_bytes != 0 && !c.decode)
-    return "warming L2 with a later stage's bytes (AttentionArgs::l2_warm) is the decode kernel's (d...) option";
-  if (a.l2_warm_bytes != 0 &&
-      (a.l2_warm == nullptr || reinterpret_cast<uintptr_t>(a.l2_warm) % 16 != 0 || a.l2_warm_bytes % 16 != 0))
-    return "AttentionArgs::l2_warm must be a 16-byte aligned device pointer and l2_warm_bytes a multiple of 16 (got " +
-           std::to_string(a.l2_warm_bytes) + " bytes)";
   if (c.late_trigger && !c.hopper)
     return "the late PDL trigger (-lt) is the Hopper prompt kernel's option (wg...-lt); the other kernels trigger at their start";
   if (c.hopper) {
@@ -281,8 +275,6 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   p.cluster_merge = c.cluster && splits > 1 ? 1 : 0;  // (splits <= cluster: one cluster of `splits` CTAs per tile)
   static_assert(kDecodePhases == kPromptKernelPhases, "AttentionArgs::phase_ns: one stride for both kernels");
   p.phase_ns = c.decode ? a.phase_ns : nullptr;
-  p.l2_warm = a.l2_warm;
-  p.l2_warm_bytes = a.l2_warm_bytes;
   im->cluster = p.cluster_merge ? splits : 1;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};

@@ -232,14 +232,6 @@ TileShape SkinnyGemmOp::tile() const { return ready(impl_).tile; }
 int SkinnyGemmOp::ctas() const { return ready(impl_).ctas; }
 int SkinnyGemmOp::ctas_per_sm() const { return ready(impl_).per_sm; }
 std::string SkinnyGemmOp::name() const { return ready(impl_).config.name(); }
-const void* SkinnyGemmOp::weight_data() const {
-  const Impl& im = ready(impl_);
-  return im.p.w_packed != nullptr ? static_cast<const void*>(im.p.w_packed) : im.args.B;
-}
-size_t SkinnyGemmOp::weight_bytes() const {
-  const Impl& im = ready(impl_);
-  return im.p.w_packed != nullptr ? packed_weight_bytes(im.args.K, im.args.N) : size_t(im.args.K) * im.args.N * 2;
-}
 
 // SkinnyConfig::late_trigger: a PDL primary triggers its dependents kTriggerLeadNs before its CTAs'
 // streams end instead of at block start. Why: a dependent launched at block start is resident the whole

@@ -370,18 +370,6 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   a.S_new = 4;
   a.S_cached = 0;
   EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
-  a.l2_warm = p;  // warming L2 with a later stage's bytes: the decode kernel's, 16-byte aligned and whole
-  a.l2_warm_bytes = 4096;
-  EXPECT_EQ(AttentionOp::can_implement(a, cfg), "");
-  a.l2_warm_bytes = 4100;
-  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("multiple of 16"), std::string::npos);
-  a.l2_warm_bytes = 4096;
-  a.l2_warm = reinterpret_cast<const char*>(p) + 8;
-  EXPECT_NE(AttentionOp::can_implement(a, cfg).find("16-byte aligned"), std::string::npos);
-  a.l2_warm = p;
-  EXPECT_NE(AttentionOp::can_implement(a, {4, 0}).find("decode kernel"), std::string::npos);
-  a.l2_warm = nullptr;
-  a.l2_warm_bytes = 0;
   cfg.warps = 2;
   EXPECT_NE(AttentionOp::can_implement(a, cfg).find("4 or 8 warps"), std::string::npos);
   EXPECT_EQ(attention::parse_attention_config("d4-c8", cfg), "");  // keys over a cluster of 8 CTAs
@@ -580,10 +568,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2) << "unfused chain";
     }
     std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
-                                      "stridedsync-wait-kernel-noR", "tilesync-pdl-dyn", "rowsync-wait-kernel-dyn",
-                                      // (-l2w, the output GEMM's weights warmed in L2 by the decode attention: a hint,
-                                      // the same bits; refused with any other attention kernel)
-                                      "pdl-only-l2w", "stream-l2w", "tilesync-pdl-l2w"};
+                                      "stridedsync-wait-kernel-noR", "tilesync-pdl-dyn", "rowsync-wait-kernel-dyn"};
     // The paper's unfused chain computes the same function with other roundings: its own stream order
     // is its reference for bit-identity, and it must match the fp32 reference too.
     std::vector<uint16_t> want_uy, want_ua;
@@ -609,10 +594,6 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       v.attn = c.attn;
       SCOPED_TRACE(name);
       if (v.dynamic && c.out.is_skinny) {  // the output GEMM by ticket: the skinny GEMM has no tickets
-        EXPECT_THROW({ AttentionBlock refused(p, v); }, PlanError);
-        continue;
-      }
-      if (v.warm_out_l2 && !c.attn.decode) {  // warming L2 is the decode kernel's
         EXPECT_THROW({ AttentionBlock refused(p, v); }, PlanError);
         continue;
       }
@@ -1043,12 +1024,9 @@ TEST_F(HopperTest, AttentionBlockStuckProducerFailsWithSyncError) {
 
 TEST(AttentionVariantNames, ParseInvertsName) {
   for (const char* n : {"stream", "pdl-only", "tilesync-pdl", "rowsync-wait-kernel", "stridedsync-pdl-noR", "unfused-stream",
-                        "unfused-stridedsync-pdl", "tilesync-pdl-dyn", "rowsync-wait-kernel-noR-dyn", "pdl-only-l2w",
-                        "stream-l2w", "tilesync-pdl-dyn-l2w", "unfused-stream-l2w"})
+                        "unfused-stridedsync-pdl", "tilesync-pdl-dyn", "rowsync-wait-kernel-noR-dyn"})
     EXPECT_EQ(braid::workloads::AttentionBlockVariant::parse(n).name(), n);
   EXPECT_TRUE(braid::workloads::AttentionBlockVariant::parse("tilesync-pdl-dyn").dynamic);
-  EXPECT_TRUE(braid::workloads::AttentionBlockVariant::parse("pdl-only-l2w").warm_out_l2);
-  EXPECT_FALSE(braid::workloads::AttentionBlockVariant::parse("pdl-only").warm_out_l2);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("stream-dyn"), braid::PlanError);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("fastsync-pdl"), braid::PlanError);
   EXPECT_THROW(braid::workloads::AttentionBlockVariant::parse("tilesync-stream"), braid::PlanError);

@@ -69,28 +69,20 @@ struct AttentionBlockVariant {
   // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
   // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
   bool fused = true;
-  // "-l2w": the decode attention warms L2 with the output GEMM's weights once its waits for the QKV GEMM are done
-  // (AttentionArgs::l2_warm): the attention leaves DRAM nearly idle for several microseconds, and the output GEMM
-  // then streams Wo from L2. The fused decode kernel only.
-  bool warm_out_l2 = false;
 
   static const char* sync_name(Sync s) {
     return s == Sync::RowSync ? "rowsync" : s == Sync::StridedSync ? "stridedsync" : "tilesync";
   }
   std::string name() const {
-    const std::string pre = fused ? "" : "unfused-", post = warm_out_l2 ? "-l2w" : "";
-    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream") + post;
-    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR") + (dynamic ? "-dyn" : "") + post;
+    const std::string pre = fused ? "" : "unfused-";
+    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream");
+    return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR") + (dynamic ? "-dyn" : "");
   }
-  // The inverse of name(): [unfused-]stream[-l2w], [unfused-]pdl-only[-l2w],
-  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn][-l2w].
+  // The inverse of name(): [unfused-]stream, [unfused-]pdl-only,
+  // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn].
   static AttentionBlockVariant parse(const std::string& full) {
     AttentionBlockVariant v;
     std::string text = full;
-    if (text.size() > 4 && text.compare(text.size() - 4, 4, "-l2w") == 0) {
-      v.warm_out_l2 = true;
-      text.resize(text.size() - 4);
-    }
     if (text.rfind("unfused-", 0) == 0) {
       v.fused = false;
       text = text.substr(8);
@@ -113,7 +105,7 @@ struct AttentionBlockVariant {
     const std::string s = rest.substr(0, dash);
     if (dash == std::string::npos || (s != "tilesync" && s != "rowsync" && s != "stridedsync"))
       throw PlanError("attention variant '" + full + "': expected [unfused-]stream, [unfused-]pdl-only or "
-                      "[unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn], each with an optional -l2w");
+                      "[unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn]");
     v.sync = s == "rowsync" ? Sync::RowSync : s == "stridedsync" ? Sync::StridedSync : Sync::TileSync;
     v.ordering = parse_ordering(rest.substr(dash + 1));
     if (v.ordering == Ordering::StreamOrder) throw PlanError("attention variant '" + full + "': a policy needs an overlapping ordering");
@@ -144,21 +136,13 @@ class AttentionBlock {
     a.seed = p.seed;
     a.update_cache = p.update_cache;
     a.phase_ns = p.attn_phase_ns;
-    // (The output GEMM first: the attention may warm L2 with the bytes it reads.)
-    if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
-      throw PlanError("AttentionBlock output GEMM: " + why);
-    if (v.warm_out_l2) {
-      if (!v.fused || !v.attn.decode)
-        throw PlanError("AttentionBlock " + v.name() + ": -l2w (warm L2 with the output GEMM's weights) needs the fused "
-                        "decode attention kernel (d...), not " + (v.fused ? v.attn.name() : std::string("the unfused chain")));
-      a.l2_warm = out_.weight_data();
-      a.l2_warm_bytes = out_.weight_bytes() / 16 * 16;
-    }
     if (v.fused) {
       if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
     } else if (auto why = unfused_.prepare(a); !why.empty()) {
       throw PlanError("AttentionBlock unfused attention: " + why);
     }
+    if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
+      throw PlanError("AttentionBlock output GEMM: " + why);
     qkv_.set_skinny_phases(p.qkv_phase_ns);
     out_.set_skinny_phases(p.out_phase_ns);
 

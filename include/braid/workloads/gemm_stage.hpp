@@ -40,11 +40,6 @@ class GemmStage {
   int ctas() const { return choice_.is_skinny ? skinny_.ctas() : hopper_.ctas(); }
   int occupancy() const { return choice_.is_skinny ? skinny_.ctas_per_sm() : 1; }
   const GemmChoice& choice() const { return choice_; }
-  // The weight bytes its launches read, contiguous (SkinnyGemmOp::weight_data; a Hopper GEMM's W [K, N]).
-  const void* weight_data() const { return choice_.is_skinny ? skinny_.weight_data() : hopper_.args().B; }
-  size_t weight_bytes() const {
-    return choice_.is_skinny ? skinny_.weight_bytes() : size_t(hopper_.args().K) * hopper_.args().N * 2;
-  }
   // Diagnostic: the skinny GEMM's per-CTA phase stamps (SkinnyGemmOp::set_phases); a Hopper GEMM records none.
   void set_skinny_phases(unsigned long long* stamps) {
     if (choice_.is_skinny) skinny_.set_phases(stamps);

@@ -49,10 +49,6 @@ struct FlashParams {
   // waits for the QKV GEMM done, the key loop's end, the CTA's partial pushed (or stored), the cluster barrier
   // passed, the tile's output stored, the end.
   uint64_t* phase_ns = nullptr;
-  // The decode kernel (AttentionArgs::l2_warm; 0 bytes: off): bytes a later stage reads, warmed into L2 by the
-  // CTAs once their waits for the QKV GEMM are done.
-  const void* l2_warm = nullptr;
-  uint64_t l2_warm_bytes = 0;
 };
 
 namespace detail {

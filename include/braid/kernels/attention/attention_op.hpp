@@ -45,14 +45,6 @@ struct AttentionArgs {
   // %globaltimer stamps (FlashSm90Params::phase_ns, FlashParams::phase_ns say which), indexed by the linear block
   // index of the launch grid; the decode kernel's only in its general form (AttentionOp launches that one then).
   uint64_t* phase_ns = nullptr;
-  // The decode kernel (null / 0: off): bytes that a later stage of the chain reads and no stage writes -- the output
-  // GEMM's weights (AttentionBlockVariant::warm_out_l2) -- which the CTAs prefetch into L2
-  // (cp.async.bulk.prefetch.L2, each CTA an equal share) once their waits for the QKV GEMM are done. Decode
-  // attention reads a few MB of keys and values in several microseconds and leaves DRAM nearly idle meanwhile; the
-  // output GEMM then streams its weights from L2. A hint: nothing computed depends on it. 16-byte aligned, a
-  // multiple of 16 bytes.
-  const void* l2_warm = nullptr;
-  size_t l2_warm_bytes = 0;
 };
 
 struct AttentionConfig {

@@ -66,20 +66,6 @@ __device__ __forceinline__ void unpack8(const uint4& v, float (&f)[8]) {
   f[0] = a.x, f[1] = a.y, f[2] = b.x, f[3] = b.y, f[4] = c.x, f[5] = c.y, f[6] = d.x, f[7] = d.y;
 }
 
-// One warp's part of warming L2 (FlashParams::l2_warm): this CTA's equal share of the bytes (16-byte pieces), as
-// 16 KB bulk prefetches spread over the warp's lanes. Fire and forget: no completion is tracked (a hint).
-__device__ __forceinline__ void warm_l2_share(const void* base, uint64_t bytes, int lane) {
-  const uint64_t ctas = uint64_t(gridDim.x) * gridDim.y * gridDim.z;
-  const uint64_t cta = blockIdx.x + uint64_t(gridDim.x) * (blockIdx.y + uint64_t(gridDim.y) * blockIdx.z);
-  const uint64_t share = ((bytes / 16 + ctas - 1) / ctas) * 16, begin = cta * share;
-  const uint64_t end = begin + share < bytes ? begin + share : bytes;
-  constexpr uint64_t kPiece = 16384;
-  for (uint64_t off = begin + uint64_t(lane) * kPiece; off < end; off += 32 * kPiece) {
-    const uint32_t n = uint32_t(end - off < kPiece ? end - off : kPiece);
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(static_cast<const char*>(base) + off), "r"(n) : "memory");
-  }
-}
-
 }  // namespace detail
 
 // Shared memory (floats): the groups' merge, [G][q_rows][128] O rows then [G][q_rows] maxima and sums;
@@ -184,9 +170,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
   stamp(2);
-  // The QKV GEMM this CTA waited for has streamed its weights: warm L2 with the later stage's (the output GEMM's)
-  // while this kernel's few loads leave DRAM idle.
-  if (ok && p.l2_warm_bytes != 0 && tid < 32) detail::warm_l2_share(p.l2_warm, p.l2_warm_bytes, lane);
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 

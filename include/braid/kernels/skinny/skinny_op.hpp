@@ -44,10 +44,6 @@ class SkinnyGemmOp {
 
   void launch(const LaunchCtx& ctx) const;
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
-  // The weight bytes its launches read, contiguous: the packed copy (-pk) or W itself (what an earlier stage may
-  // warm in L2 for it: AttentionArgs::l2_warm).
-  const void* weight_data() const;
-  size_t weight_bytes() const;
   // Diagnostic: later launches record kSkinnyPhases stamps and the SM per CTA to `stamps` (device memory, ctas() x
   // kSkinnyPhaseSlots values; SkinnyParams::phase_ns) and run the general form; nullptr turns it off.
   void set_phases(unsigned long long* stamps);
