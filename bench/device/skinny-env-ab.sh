@@ -5,6 +5,7 @@
 # PyTorch and the MLP at T = 1, 8, 16 -- under $OUT/r, as r.tgz.
 #   SET=.carry/C COMMIT=<hash> OUT=out AB_ENV=BRAID_SKINNY_NO_CP_ASYNC_W [PICKS=...] [MLP_SKINNY=...] \
 #     bash bench/device/skinny-env-ab.sh
+# MLP=0 leaves out the MLP runs (the A/B rounds' and the final sweep's); SWEEP=0 the final sweeps.
 # Session 54 ran it for early W (AB_ENV=BRAID_SKINNY_NO_EARLY_W, 0114b63) and cp.async W (BRAID_SKINNY_NO_CP_ASYNC_W,
 # 8bf26a2); both were reverted -- to rerun, apply the patch in bench/results/deep-ring-h200-20261129/ or
 # bench/results/cp-async-w-h200-20261129/ and build.
@@ -27,12 +28,13 @@ for r in 1 2; do
         --cases decode --caches $cache --batches $b --reps 30 > "$log" 2>&1
       echo "r$r $side $model B=$b S=$cache $pick: $(grep -E '^  braid:(stream|pdl-only)/' "$log" | awk '{printf "%s %s; ", $1, $2}')"
     done
+    [ "${MLP:-1}" = 1 ] || continue
     log=$OUT/r/ab/mlp-$side-r$r.log
     env "${env[@]}" timeout 200 $B/braid-bench-mlp --models gpt3,llama --tokens 1,8 --reps 20 --show-configs \
       --skinny ${MLP_SKINNY:-a1s8-pk,a2s4-pk,p1s4-pk,a1s8-dsm-pk,a1s4-pk,a2s4-dsm-pk} > "$log" 2>&1
     echo "r$r $side mlp: $(grep -E 'braid  ' "$log" | awk '{printf "%s %s %s; ", $1, $2, $4}')"
   done
 done
-CASES=decode BIN=$B OUT=$OUT/r/decode TORCH_LIMIT=150 LIMIT=330 bash "$(dirname "$0")/attn-run.sh" 2>&1 | tail -22
-LIMIT=200 BIN=$B OUT=$OUT/r/mlp bash "$(dirname "$0")/mlp-run.sh" --tokens 1,8,16
+[ "${SWEEP:-1}" = 1 ] && CASES=decode BIN=$B OUT=$OUT/r/decode TORCH_LIMIT=150 LIMIT=330 bash "$(dirname "$0")/attn-run.sh" 2>&1 | tail -22
+[ "${SWEEP:-1}" = 1 ] && [ "${MLP:-1}" = 1 ] && LIMIT=200 BIN=$B OUT=$OUT/r/mlp bash "$(dirname "$0")/mlp-run.sh" --tokens 1,8,16
 (cd $OUT && tar czf r.tgz r && rm -rf r)
