@@ -629,11 +629,9 @@ int main(int argc, char** argv) {
         variants.push_back(v);
       }
     // The Hopper attention under PDL alone also with its trigger after the key loop (-lt): the output GEMM's CTAs
-    // (and their early weights) then arrive when the attention's loads are done, not beside its whole run. The decode
-    // kernel's -lt: after its waits for the QKV GEMM (the output GEMM's early weights load while DRAM idles).
+    // (and their early weights) then arrive when the attention's loads are done, not beside its whole run.
     for (size_t i = 0, n = variants.size(); i < n; ++i)
-      if (variants[i].pdl_only && variants[i].fused && (variants[i].attn.hopper || variants[i].attn.decode) &&
-          !variants[i].attn.late_trigger) {
+      if (variants[i].pdl_only && variants[i].fused && variants[i].attn.hopper && !variants[i].attn.late_trigger) {
         AttentionBlockVariant v = variants[i];
         v.attn.late_trigger = true;
         variants.push_back(v);

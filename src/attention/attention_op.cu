@@ -42,8 +42,7 @@ struct AttentionOp::Impl {
 std::string parse_attention_config(const std::string& text, AttentionConfig& out) {
   AttentionConfig c;
   size_t pos = 0;
-  if ((text.rfind("wg", 0) == 0 || text.rfind("d", 0) == 0) && text.size() > 3 &&
-      text.compare(text.size() - 3, 3, "-lt") == 0) {  // wg...-lt, d...-lt
+  if (text.rfind("wg", 0) == 0 && text.size() > 3 && text.compare(text.size() - 3, 3, "-lt") == 0) {  // wg...-lt
     if (auto why = parse_attention_config(text.substr(0, text.size() - 3), c); !why.empty()) return why;
     c.late_trigger = true;
     out = c;
@@ -98,9 +97,8 @@ static int rows_per_cta(const AttentionConfig& c) {
 
 std::string AttentionOp::can_implement(const AttentionArgs& a, const AttentionConfig& c) {
   if (a.dtype != DType::F16 && a.dtype != DType::BF16) return "dtype must be fp16 or bf16";
-  if (c.late_trigger && !c.hopper && !c.decode)
-    return "the late PDL trigger (-lt) is the Hopper prompt and decode kernels' option (wg...-lt, d...-lt); the others "
-           "trigger at their start";
+  if (c.late_trigger && !c.hopper)
+    return "the late PDL trigger (-lt) is the Hopper prompt kernel's option (wg...-lt); the other kernels trigger at their start";
   if (c.hopper) {
     if (a.S_cached != 0) return "the Hopper attention kernel (wg) reads no cached keys (S_cached must be 0): use w1/w4";
     if (a.S_new % sm90::kBlockM != 0)
@@ -277,7 +275,6 @@ std::string AttentionOp::prepare(const AttentionArgs& a, const AttentionConfig& 
   p.cluster_merge = c.cluster && splits > 1 ? 1 : 0;  // (splits <= cluster: one cluster of `splits` CTAs per tile)
   static_assert(kDecodePhases == kPromptKernelPhases, "AttentionArgs::phase_ns: one stride for both kernels");
   p.phase_ns = c.decode ? a.phase_ns : nullptr;
-  p.late_trigger = c.decode && c.late_trigger ? 1 : 0;
   im->cluster = p.cluster_merge ? splits : 1;
   im->grid = Grid{uint32_t(a.NH), uint32_t(a.B * q_blocks), 1};
   im->tile = TileShape{uint32_t(q_rows), uint32_t(D)};
@@ -357,13 +354,8 @@ static void launch_form(const AttentionOp::Impl& i, const LaunchCtx& ctx) {
     launch_kernel_clustered(ctx, lean ? i.lean90 : i.kernel90, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
                             dim3(1, 1, uint32_t(i.cluster)), p90, sp);
   } else {
-    // The decode kernel's -lt: the trigger moves from the block's start to the end of its waits for the QKV GEMM.
-    FlashParams p = i.p;
-    StageParams sp = ctx.params;
-    p.late_trigger = i.p.late_trigger && sp.has(kPdlTrigger) ? 1 : 0;
-    if (p.late_trigger) sp.flags &= ~uint32_t(kPdlTrigger);
     launch_kernel_clustered(ctx, lean ? i.lean : i.kernel, i.launch_grid, dim3(uint32_t(i.threads)), i.smem,
-                            dim3(1, 1, uint32_t(i.cluster)), p, sp);
+                            dim3(1, 1, uint32_t(i.cluster)), i.p, ctx.params);
   }
 }
 

@@ -263,15 +263,12 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
     kernel = i.lean;
     hopper::note_lean_form_launch();
   }
-  // BRAID_SKINNY_NO_CP_ASYNC_W (diagnostic, for A/B runs in one binary): the W before the PDL wait by TMA, as before.
-  static const bool no_cp_async_w = std::getenv("BRAID_SKINNY_NO_CP_ASYNC_W") != nullptr;
-  SkinnyParams p = i.p;
-  p.early_cp_async = ctx.pdl && !ctx.params.has(kSync) && !no_cp_async_w ? 1 : 0;  // (SkinnyParams::early_cp_async)
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
     launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
-                            p, ctx.params);
+                            i.p, ctx.params);
     return;
   }
+  SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;

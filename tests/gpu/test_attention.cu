@@ -365,10 +365,6 @@ TEST_F(HopperTest, AttentionRejectsWhatItCannotRun) {
   EXPECT_EQ(attention::parse_attention_config("d8-s512", cfg), "");  // the decode kernel: at most 4 new tokens
   EXPECT_TRUE(cfg.decode && cfg.warps == 8 && cfg.split_keys == 512);
   EXPECT_EQ(cfg.name(), "d8-s512");
-  EXPECT_EQ(attention::parse_attention_config("d8-c16-lt", cfg), "");  // the decode kernel's late trigger
-  EXPECT_TRUE(cfg.decode && cfg.late_trigger && cfg.cluster == 16);
-  EXPECT_EQ(cfg.name(), "d8-c16-lt");
-  EXPECT_EQ(attention::parse_attention_config("d8-s512", cfg), "");
   EXPECT_NE(attention::parse_attention_config("d4-r", cfg), "");
   EXPECT_NE(AttentionOp::can_implement(a, cfg).find("at most 4"), std::string::npos);
   a.S_new = 4;
@@ -572,9 +568,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
       EXPECT_LT(rel_error(y_ref.h, bb.Y, dt), 1e-2) << "unfused chain";
     }
     std::vector<std::string> names = {"pdl-only", "tilesync-pdl", "rowsync-pdl", "stridedsync-pdl", "tilesync-wait-kernel",
-                                      "stridedsync-wait-kernel-noR", "tilesync-pdl-dyn", "rowsync-wait-kernel-dyn",
-                                      // (+lt: the attention with its late trigger, where its kernel has one)
-                                      "pdl-only+lt", "tilesync-pdl+lt"};
+                                      "stridedsync-wait-kernel-noR", "tilesync-pdl-dyn", "rowsync-wait-kernel-dyn"};
     // The paper's unfused chain computes the same function with other roundings: its own stream order
     // is its reference for bit-identity, and it must match the fp32 reference too.
     std::vector<uint16_t> want_uy, want_ua;
@@ -594,15 +588,10 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
     for (const char* n : {"unfused-pdl-only", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-wait-kernel"})
       names.push_back(n);
     for (const auto& name : names) {
-      const bool attn_lt = name.size() > 3 && name.compare(name.size() - 3, 3, "+lt") == 0;
-      AttentionBlockVariant v = AttentionBlockVariant::parse(attn_lt ? name.substr(0, name.size() - 3) : name);
+      AttentionBlockVariant v = AttentionBlockVariant::parse(name);
       v.qkv = c.qkv;
       v.out = c.out;
       v.attn = c.attn;
-      if (attn_lt) {
-        if (!c.attn.decode && !c.attn.hopper) continue;  // (no late trigger in the other kernels)
-        v.attn.late_trigger = true;
-      }
       SCOPED_TRACE(name);
       if (v.dynamic && c.out.is_skinny) {  // the output GEMM by ticket: the skinny GEMM has no tickets
         EXPECT_THROW({ AttentionBlock refused(p, v); }, PlanError);

@@ -49,10 +49,6 @@ struct FlashParams {
   // waits for the QKV GEMM done, the key loop's end, the CTA's partial pushed (or stored), the cluster barrier
   // passed, the tile's output stored, the end.
   uint64_t* phase_ns = nullptr;
-  // The decode kernel's -lt (AttentionConfig::late_trigger; AttentionOp clears the launch's kPdlTrigger then): each CTA
-  // lets the dependent grid launch once its waits for the QKV GEMM are done instead of at its start, so that the
-  // output GEMM's CTAs -- and the weights they load before their own wait -- arrive after the QKV GEMM's stream.
-  int late_trigger = 0;
 };
 
 namespace detail {

@@ -68,9 +68,6 @@ struct AttentionConfig {
   // The Hopper kernel ("-lt"): under PDL, each CTA lets the dependent grid launch once its key loop is done instead of
   // at its start, so that the next stage's CTAs (the output GEMM's, loading their first weights) are not resident
   // beside it while it loads and computes (bench/results/early-weights-h100-20261128/README.md, section 6).
-  // The decode kernel ("d...-lt"): once its waits for the QKV GEMM are done -- the output GEMM's CTAs then arrive
-  // after the QKV GEMM's weight stream, and the weights they copy before their wait load while the attention leaves
-  // DRAM idle.
   bool late_trigger = false;
   std::string name() const {
     if (hopper)
@@ -78,13 +75,13 @@ struct AttentionConfig {
              (late_trigger ? "-lt" : "");
     if (decode)
       return "d" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
-             (cluster ? "-c" + std::to_string(cluster) : std::string()) + (late_trigger ? "-lt" : "");
+             (cluster ? "-c" + std::to_string(cluster) : std::string());
     return "w" + std::to_string(warps) + (split_keys ? "-s" + std::to_string(split_keys) : std::string()) +
            (reverse ? "-r" : "");
   }
 };
 // Parses what AttentionConfig::name() prints ("w4", "w1-s256", "w4-r", "wg", "wg-r", "wg-r-c2", "wg-s", "wg-r-lt", "d4-s256",
-// "d8-c8", "d8-c16-lt"); "" or what is wrong.
+// "d8-c8"); "" or what is wrong.
 std::string parse_attention_config(const std::string& text, AttentionConfig& out);
 
 class AttentionOp {

@@ -170,7 +170,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
   stamp(2);
-  if (p.late_trigger) ptx::pdl_launch_dependents();  // (-lt: the QKV GEMM's stream is over)
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 

@@ -92,11 +92,6 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // after its PDL wait -- slot 1 the loader's issue of unit 0's X box (instead of "W issued"), slots 4 and 5 units 1
   // and 2 in (instead of unit 3 and the last), slot 6 unit 0's MMAs done and its stage released (instead of the last MMA).
   int phase_units = 0;
-  // 1: launched as a PDL secondary without tile sync, with packed weights: its first units of W are copied before
-  // griddepcontrol.wait by cp.async (the producer warp's 32 lanes), not by TMA -- a CTA's TMA copies stall while any
-  // of its threads waits there (bench/results/pdl-preload-h200-20261129/), and a TMA load of X issued after the wait
-  // queues behind them (bench/results/decode-units-h200-20261129/). Set by launch.
-  int early_cp_async = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
                                        // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches (dynamic tail: the tile's finished column groups)
@@ -460,17 +455,6 @@ __device__ __forceinline__ void release_stage(uint64_t* empty_bar, int lane) {
 // when it is, or when a bounded wait gives up: then bs.ok is cleared, X is loaded as it is and nothing more is
 // posted). fence_x: set after an acquire (the caller fences the async proxy before its next X load). wait_ns (may
 // be null): lane 0 adds the time waited.
-// cp.async of 16 bytes (global -> shared, cached in L2 only), and the arrival on an mbarrier when this thread's
-// earlier cp.asyncs have completed (without .noinc: the barrier's pending count rises by one now and falls when they
-// complete, so it counts nothing against the arrivals it expects).
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async_arrive(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
-               : "memory");
-}
-
 struct XChunkWaiter {
   ColumnWaiterWarp waiter;
   int segment = -1;  // the sequence position where the waiter's current segment starts
@@ -606,9 +590,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // first `pre` units are static.
   detail::UnitSource src(p, me, G);
   const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
-  // The first `pre` units' W by cp.async (SkinnyParams::early_cp_async): those stages' full barriers then count the
-  // copies through their pending count and X's bytes through the producer's arrival.
-  const bool early_cp = !kDyn && !sync && p.early_cp_async != 0 && p.w_packed != nullptr && pre > 0;
   auto init_ring = [&] {  // (the loader lane)
     for (int s = 0; s < STAGES; ++s) {
       tma::init(&full[s], 1);
@@ -634,23 +615,11 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         stamp(1);
       }
     }
-  } else if (producer) {
-    if (lane == 0) init_ring();
-    __syncwarp();
-    if (early_cp) {  // (SkinnyParams::early_cp_async) the packed unit is the stage's W byte for byte
-      for (int i = 0; i < pre; ++i) {
-        const uint8_t* src = p.w_packed + size_t(u_begin + uint32_t(i)) * kUnitWBytes;
-        const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
-        for (int k = lane; k < Smem::kWBytes / 16; k += 32) detail::cp_async_16(dst + uint32_t(k) * 16u, src + size_t(k) * 16);
-        detail::cp_async_arrive(&full[i % STAGES]);
-      }
-    } else if (lane == 0) {
-      for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
-    }
-    if (lane == 0) {
-      bs.wait_ns = 0;
-      if (p.phase_units == 0) stamp(1);
-    }
+  } else if (loader) {
+    init_ring();
+    for (int i = 0; i < pre; ++i) load_w(i, u_begin + uint32_t(i));
+    bs.wait_ns = 0;
+    if (p.phase_units == 0) stamp(1);
   }
   if constexpr (kLean) begin_block_unsynchronized(sp);
   else begin_block(sp, bs);
@@ -733,17 +702,10 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         return xw.ready(p, sp, bs, i, u_begin + uint32_t(i), i == 0, u_end - 1, block, need_wait, fence_x,
                         trace != nullptr ? &bs.wait_ns : nullptr);
       };
-      // X of unit i; of a unit whose W came by cp.async with its stage's arrival and X's byte count
-      auto issue_x = [&](int i, uint32_t u) {
-        if (early_cp && i < pre) tma::arrive_expect_tx(&full[i % STAGES], Smem::kXBytes);
-        load_x(i, u);
-      };
       int x_next = 0;  // the first unit whose X box is not issued yet
       for (int j = 0; j < n_units; ++j) {
         if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
           if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
-          // A stage cp.async wrote (generic proxy) is refilled by TMA (async proxy): order the two.
-          if (early_cp && j < STAGES + pre) tma::fence_proxy_async_smem();
           if (x_next == j && x_ready(j, false)) {
             // X known ready (nothing to wait for, or its producer tiles already seen posted): X first -- behind
             // W's 16 KB, X's first reads (DRAM misses shared by the CTAs at this K position) finished the stage
@@ -762,14 +724,14 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
         // waiting for X (the next W load needs unit x_next consumed).
         while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
-          if (lane == 0) issue_x(x_next, u_begin + uint32_t(x_next));
+          if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
           ++x_next;
         }
         __syncwarp();
       }
       while (x_next < n_units) {
         x_ready(x_next, true);
-        if (lane == 0) issue_x(x_next, u_begin + uint32_t(x_next));
+        if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
         ++x_next;
         __syncwarp();
       }
