@@ -5,7 +5,8 @@
 # PyTorch and the MLP at T = 1, 8, 16 -- under $OUT/r, as r.tgz.
 #   SET=.carry/C COMMIT=<hash> OUT=out AB_ENV=BRAID_SKINNY_NO_CP_ASYNC_W [PICKS=...] [MLP_SKINNY=...] \
 #     bash bench/device/skinny-env-ab.sh
-# MLP=0 leaves out the MLP runs (the A/B rounds' and the final sweep's); SWEEP=0 the final sweeps.
+# MLP=0 leaves out the MLP runs (the A/B rounds' and the final sweep's); SWEEP=0 the final sweeps. AB_ON=1: AB_ENV=1
+# switches the change on instead (set on the "after" side; the GPU tests then also run with it, as gpu-tests-on.log).
 # Session 54 ran it for early W (AB_ENV=BRAID_SKINNY_NO_EARLY_W, 0114b63) and cp.async W (BRAID_SKINNY_NO_CP_ASYNC_W,
 # 8bf26a2); both were reverted -- to rerun, apply the patch in bench/results/deep-ring-h200-20261129/ or
 # bench/results/cp-async-w-h200-20261129/ and build.
@@ -16,11 +17,17 @@ export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
 unpack_carried ${SET:-.carry/C} $OUT/r
 B=/tmp/new
 if ! gpu_tests_gate $B $OUT/r; then echo "GPU tests failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1; fi
+if [ "${AB_ON:-0}" = 1 ]; then
+  mkdir -p $OUT/r/on
+  if ! env "$AB_ENV=1" bash -c "source $(dirname "$0")/common.sh; gpu_tests_gate $B $OUT/r/on"; then
+    echo "GPU tests with $AB_ENV=1 failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1
+  fi
+fi
 mkdir -p $OUT/r/ab
 picks=${PICKS:-gpt3:1:512:skinny-a1s8-dsm-pk-lt,d8-c16,skinny-a1s8-pk gpt3:4:2048:skinny-a1s8-dsm-pk-lt,d8-c4,skinny-a1s8-pk llama:1:512:skinny-a1s8-pk-lt,d8-c16,skinny-a2s4-pk llama:4:512:skinny-a1s4-pk-lt,d4-c16,skinny-a1s8-pk}
 for r in 1 2; do
   for side in before after; do
-    env=(); [ $side = before ] && env=("$AB_ENV=1")
+    env=(); [ $side = $([ "${AB_ON:-0}" = 1 ] && echo after || echo before) ] && env=("$AB_ENV=1")
     for c in $picks; do
       IFS=: read -r model b cache pick <<< "$c"
       log=$OUT/r/ab/$side-$model-$b-$cache-${pick//,/+}-r$r.log
