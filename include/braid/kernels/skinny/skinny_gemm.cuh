@@ -92,10 +92,10 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // after its PDL wait -- slot 1 the loader's issue of unit 0's X box (instead of "W issued"), slots 4 and 5 units 1
   // and 2 in (instead of unit 3 and the last), slot 6 unit 0's MMAs done and its stage released (instead of the last MMA).
   int phase_units = 0;
-  // 1 (launched without tile sync): X's chunks are read by the producer warp's 32 lanes with plain loads and stored
-  // into the stage in the box's swizzled layout, instead of by a TMA box -- a unit's first X box was issued 0.6-2.2 us
-  // after the PDL wait (bench/results/cp-async-lt-h200-20261129/). Each stage's full barrier then counts two
-  // arrivals: W's expect-tx and the warp's X. Set by launch.
+  // 1 (launched without tile sync, mma.sync consumers): X's chunks are copied by the producer warp's 32 lanes with
+  // cp.async (16 bytes each, into the box's swizzled layout) instead of by a TMA box -- a unit's first X box was issued
+  // 0.6-2.2 us after the PDL wait (bench/results/cp-async-lt-h200-20261129/). Each stage's full barrier then counts
+  // 33 arrivals: W's expect-tx and each lane's cp.async completion. Set by launch.
   int x_generic = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
                                        // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
@@ -574,7 +574,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
   // X by the producer warp's loads (SkinnyParams::x_generic): unsynchronized, the static loop only.
-  const bool x_gen = !kDyn && !sync && p.x_generic != 0;
+  const bool x_gen = !kDyn && !WG && !sync && p.x_generic != 0;
   auto load_w = [&](int i, uint32_t u, bool expect = true) {
     uint64_t* bar = &full[i % STAGES];
     if (expect) tma::arrive_expect_tx(bar, x_gen ? Smem::kWBytes : Smem::kStageBytes);
@@ -588,42 +588,31 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
     if (p.phase_units != 0 && i == 0) stamp(1);
   };
-  // The whole producer warp: X's chunk of unit u into stage i -- by the TMA box (lane 0), or (x_gen) by plain loads of
-  // 16 bytes per lane (rows past M and columns past K as zeros, as the box's), stored where the box would put them
-  // (16-byte chunk c of row r at r * 128 + (c ^ r % 8) * 16), then fenced for the async proxy (the wgmma consumer) and
-  // arrived on by lane 0.
+  // The whole producer warp: X's chunk of unit u into stage i -- by the TMA box (lane 0), or (x_gen) by cp.async of 16
+  // bytes per lane (rows past M and columns past K zero-filled, as the box's), each where the box would put it (chunk c
+  // of row r at r * 128 + (c ^ r % 8) * 16), and each lane's arrival on the stage's full barrier when its copies land.
   auto load_x_warp = [&](int i, uint32_t u) {
     if (!x_gen) {
       if (lane == 0) load_x(i, u);
       return;
     }
-    constexpr int kChunks = MR * kChunkK / 8, kPer = kChunks / 32 < 8 ? kChunks / 32 : 8;
+    constexpr int kChunks = MR * kChunkK / 8;
     static_assert(kChunks % 32 == 0, "X chunks per lane");
     const int k0 = int(u % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
     const T* x = static_cast<const T*>(p.X);
 #pragma unroll
-    for (int b0 = 0; b0 < kChunks / 32; b0 += kPer) {
-      uint4 v[kPer];
-#pragma unroll
-      for (int b = 0; b < kPer; ++b) {
-        const int c = (b0 + b) * 32 + lane, r = c / 8, col = k0 + (c % 8) * 8;
-        v[b] = r < p.M && col < p.K ? __ldcg(reinterpret_cast<const uint4*>(x + size_t(r) * p.K + col)) : make_uint4(0u, 0u, 0u, 0u);
-      }
-#pragma unroll
-      for (int b = 0; b < kPer; ++b) {
-        const int c = (b0 + b) * 32 + lane, r = c / 8;
-        const uint32_t a = dst + uint32_t(r * 128 + (((c % 8) ^ (r & 7)) << 4));
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(v[b].x), "r"(v[b].y), "r"(v[b].z), "r"(v[b].w)
-                     : "memory");
-      }
+    for (int b = 0; b < kChunks / 32; ++b) {
+      const int c = b * 32 + lane, r = c / 8, col = k0 + (c % 8) * 8;
+      const bool in = r < p.M && col < p.K;
+      const T* src = in ? x + size_t(r) * p.K + col : x;  // (zero bytes read: a valid address)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + uint32_t(r * 128 + (((c % 8) ^ (r & 7)) << 4))),
+                   "l"(src), "r"(in ? 16 : 0)
+                   : "memory");
     }
-    tma::fence_proxy_async_smem();
-    __syncwarp();
-    if (lane == 0) {
-      tma::arrive(&full[i % STAGES]);
-      if (p.phase_units != 0 && i == 0) stamp(1);
-    }
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(attention::mma::smem_u32(&full[i % STAGES]))
+                 : "memory");
+    if (lane == 0 && p.phase_units != 0 && i == 0) stamp(1);
   };
 
   // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
@@ -636,7 +625,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
   auto init_ring = [&] {  // (the loader lane)
     for (int s = 0; s < STAGES; ++s) {
-      tma::init(&full[s], x_gen ? 2 : 1);
+      tma::init(&full[s], x_gen ? 33 : 1);
       tma::init(&empty[s], kWarps);
     }
     tma::fence_init();
