@@ -263,16 +263,12 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
     kernel = i.lean;
     hopper::note_lean_form_launch();
   }
-  // BRAID_SKINNY_X_LDG (diagnostic, for A/B runs in one binary): X by the producer warp's loads when unsynchronized
-  // (SkinnyParams::x_generic).
-  static const bool x_ldg = std::getenv("BRAID_SKINNY_X_LDG") != nullptr;
-  SkinnyParams p = i.p;
-  p.x_generic = x_ldg && !ctx.params.has(kSync) && !i.config.dyn_tail ? 1 : 0;
   if (!i.config.late_trigger || !ctx.params.has(kPdlTrigger)) {
     launch_kernel_clustered(ctx, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem, dim3(uint32_t(i.cluster), 1, 1),
-                            p, ctx.params);
+                            i.p, ctx.params);
     return;
   }
+  SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;

@@ -92,11 +92,6 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   // after its PDL wait -- slot 1 the loader's issue of unit 0's X box (instead of "W issued"), slots 4 and 5 units 1
   // and 2 in (instead of unit 3 and the last), slot 6 unit 0's MMAs done and its stage released (instead of the last MMA).
   int phase_units = 0;
-  // 1 (launched without tile sync, mma.sync consumers): X's chunks are copied by the producer warp's 32 lanes with
-  // cp.async (16 bytes each, into the box's swizzled layout) instead of by a TMA box -- a unit's first X box was issued
-  // 0.6-2.2 us after the PDL wait (bench/results/cp-async-lt-h200-20261129/). Each stage's full barrier then counts
-  // 33 arrivals: W's expect-tx and each lane's cp.async completion. Set by launch.
-  int x_generic = 0;
   float4* partials = nullptr;          // [CTAs][2 slots][warps][MR / 8][32 lanes] (cut tiles only); dynamic tail:
                                        // [tiles][slots_per_tile][warps][MR / 8][32 lanes]
   uint32_t* arrivals = nullptr;        // [tiles], zero between launches (dynamic tail: the tile's finished column groups)
@@ -573,11 +568,9 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
-  // X by the producer warp's loads (SkinnyParams::x_generic): unsynchronized, the static loop only.
-  const bool x_gen = !kDyn && !WG && !sync && p.x_generic != 0;
   auto load_w = [&](int i, uint32_t u, bool expect = true) {
     uint64_t* bar = &full[i % STAGES];
-    if (expect) tma::arrive_expect_tx(bar, x_gen ? Smem::kWBytes : Smem::kStageBytes);
+    if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
     detail::load_w_unit(p, u, ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   auto load_x = [&](int i, uint32_t u) {
@@ -587,32 +580,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     fence_x = false;                               // a fence per chunk would stall every TMA issue)
     tma::load_2d(dst, &p.x_map, k0, 0, &full[i % STAGES], x_policy);
     if (p.phase_units != 0 && i == 0) stamp(1);
-  };
-  // The whole producer warp: X's chunk of unit u into stage i -- by the TMA box (lane 0), or (x_gen) by cp.async of 16
-  // bytes per lane (rows past M and columns past K zero-filled, as the box's), each where the box would put it (chunk c
-  // of row r at r * 128 + (c ^ r % 8) * 16), and each lane's arrival on the stage's full barrier when its copies land.
-  auto load_x_warp = [&](int i, uint32_t u) {
-    if (!x_gen) {
-      if (lane == 0) load_x(i, u);
-      return;
-    }
-    constexpr int kChunks = MR * kChunkK / 8;
-    static_assert(kChunks % 32 == 0, "X chunks per lane");
-    const int k0 = int(u % cpt) * kChunkK;
-    const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
-    const T* x = static_cast<const T*>(p.X);
-#pragma unroll
-    for (int b = 0; b < kChunks / 32; ++b) {
-      const int c = b * 32 + lane, r = c / 8, col = k0 + (c % 8) * 8;
-      const bool in = r < p.M && col < p.K;
-      const T* src = in ? x + size_t(r) * p.K + col : x;  // (zero bytes read: a valid address)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + uint32_t(r * 128 + (((c % 8) ^ (r & 7)) << 4))),
-                   "l"(src), "r"(in ? 16 : 0)
-                   : "memory");
-    }
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(attention::mma::smem_u32(&full[i % STAGES]))
-                 : "memory");
-    if (lane == 0 && p.phase_units != 0 && i == 0) stamp(1);
   };
 
   // The loader lane initializes the mbarriers and, W never being produced (optimization R), fills the
@@ -625,7 +592,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   const int pre = weights_first ? min(STAGES, kDyn ? int(src.v_end - src.v) : n_units) : 0;
   auto init_ring = [&] {  // (the loader lane)
     for (int s = 0; s < STAGES; ++s) {
-      tma::init(&full[s], x_gen ? 33 : 1);
+      tma::init(&full[s], 1);
       tma::init(&empty[s], kWarps);
     }
     tma::fence_init();
@@ -739,13 +706,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       for (int j = 0; j < n_units; ++j) {
         if (j >= pre) {  // (the first `pre` units' W went out before begin_block)
           if (j >= STAGES) tma::wait(&empty[j % STAGES], uint32_t(j / STAGES - 1) & 1u);
-          if (x_gen && x_next == j) {  // (unsynchronized: X is ready) X first, by the warp's loads
-            load_x_warp(j, u_begin + uint32_t(j));
-            if (lane == 0) load_w(j, u_begin + uint32_t(j));
-            ++x_next;
-            __syncwarp();
-            continue;
-          }
           if (x_next == j && x_ready(j, false)) {
             // X known ready (nothing to wait for, or its producer tiles already seen posted): X first -- behind
             // W's 16 KB, X's first reads (DRAM misses shared by the CTAs at this K position) finished the stage
@@ -764,14 +724,14 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         // X boxes in order, as far as they are known ready; blocking only when the ring is full of stages
         // waiting for X (the next W load needs unit x_next consumed).
         while (x_next <= j && x_ready(x_next, x_next + STAGES <= j + 1)) {
-          load_x_warp(x_next, u_begin + uint32_t(x_next));
+          if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
           ++x_next;
         }
         __syncwarp();
       }
       while (x_next < n_units) {
         x_ready(x_next, true);
-        load_x_warp(x_next, u_begin + uint32_t(x_next));
+        if (lane == 0) load_x(x_next, u_begin + uint32_t(x_next));
         ++x_next;
         __syncwarp();
       }
