@@ -116,7 +116,9 @@ __device__ __forceinline__ void issue(const Params& p, uint32_t u, uint32_t dst,
 // CONSUME: 0 = every thread reads 64 bytes of the stage; 1 = also an X box per unit (XR rows x 64
 // columns, from L2) on the same barrier; 2 = X box + the skinny GEMM's consumer (ldmatrix + mma.sync
 // of 8 warps x 16 columns, M = 8; box2 layout); 3 / 4 = X box + the skinny GEMM's own consumer at XR
-// rows (skinny::detail::mma_chunk, mma.sync / wgmma).
+// rows (skinny::detail::mma_chunk, mma.sync / wgmma); 5 = 3 with the skinny GEMM's own release of a stage
+// (skinny::detail::release_stage: fence.proxy.async before the arrival; producer-warp ring only) -- what that fence
+// costs a stream.
 template <int STAGES, bool WS, int CONSUME = 0, int XR = 8>
 __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(const __grid_constant__ Params p) {
   constexpr int kStageBytes = kUnitBytes + (CONSUME > 0 ? XR * 128 : 0);
@@ -181,8 +183,12 @@ __global__ void __launch_bounds__(kThreads + (WS ? 32 : 0), 1) stream_kernel(con
     }
     for (int i = 0; i < n; ++i) {
       consume(i);
-      __syncwarp();
-      if (threadIdx.x % 32 == 0) tma::arrive(&empty[i % STAGES]);
+      if constexpr (CONSUME == 5) {
+        skinny::detail::release_stage<false>(&empty[i % STAGES], lane);
+      } else {
+        __syncwarp();
+        if (threadIdx.x % 32 == 0) tma::arrive(&empty[i % STAGES]);
+      }
     }
   } else {
     if (threadIdx.x == 0)
@@ -263,16 +269,18 @@ void x_rows_arm(bench::Timer& timer, cudaStream_t s, Params p, int sms, int reps
       p.assign = kAligned;
       p.splits = std::max(1, cps * sms / p.tiles);
       const int ctas = p.tiles * p.splits;
-      for (int consume : {1, 3, 4})
+      for (int consume : {1, 3, 5, 4})
         for (bool ws : {false, true}) {
           if (consume > 1 && (priv || cps != 1)) continue;
+          if (consume == 5 && !ws) continue;  // (the release with its fence: the producer-warp ring's)
           float us = -1;
           if (consume == 1) us = ws ? run_one<4, true, 1, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 1, XR>(timer, s, p, ctas, cps, reps);
           if (consume == 3) us = ws ? run_one<4, true, 3, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 3, XR>(timer, s, p, ctas, cps, reps);
           if (consume == 4) us = ws ? run_one<4, true, 4, XR>(timer, s, p, ctas, cps, reps) : run_one<4, false, 4, XR>(timer, s, p, ctas, cps, reps);
+          if (consume == 5) us = run_one<4, true, 5, XR>(timer, s, p, ctas, cps, reps);
           if (us < 0) continue;
-          std::printf("%-9s x%-3d %-7s %-4s %-8s cps %d %5d CTAs %8.1f us %6.2f TB/s of W\n", name, XR, priv ? "private" : "shared",
-                      ws ? "ws" : "sync", consume == 1 ? "loads" : consume == 3 ? "+mma" : "+wgmma", cps, ctas, us,
+          std::printf("%-9s x%-3d %-7s %-4s %-10s cps %d %5d CTAs %8.1f us %6.2f TB/s of W\n", name, XR, priv ? "private" : "shared",
+                      ws ? "ws" : "sync", consume == 1 ? "loads" : consume == 3 ? "+mma" : consume == 5 ? "+mma+fence" : "+wgmma", cps, ctas, us,
                       w_bytes / (us * 1e-6) / 1e12);
           std::fflush(stdout);
         }
