@@ -270,6 +270,10 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
   }
   SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
+  // BRAID_SKINNY_NO_REDUCE (diagnosis, wrong output): a GEMM that triggers a dependent skips its split-K reduction
+  // (SkinnyParams::dt_diag bit 16; not the cluster reduction).
+  static const bool no_reduce = std::getenv("BRAID_SKINNY_NO_REDUCE") != nullptr;
+  if (no_reduce) p.dt_diag |= 16;
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
   launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem,
