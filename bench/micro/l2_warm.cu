@@ -21,23 +21,12 @@
 #include <vector>
 
 #include "braid/kernels/common/tma_sm90.cuh"
-
-#define CHECK(x)                                                                                  \
-  do {                                                                                            \
-    const cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "micro_common.cuh"
 
 namespace {
 
-__device__ __forceinline__ uint64_t now_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using braid::micro::median;
+using braid::micro::now_ns;
 
 enum Warm { kNone, kBulk, kLine, kLoad, kWarmKinds };
 const char* warm_name(int w) { return w == kNone ? "none" : w == kBulk ? "bulk" : w == kLine ? "line" : "load"; }
@@ -126,11 +115,6 @@ __global__ void reader_kernel(bool bulk, const uint8_t* w, uint64_t bytes, uint6
     t_start[blockIdx.x] = t0;
     t_end[blockIdx.x] = now_ns();
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace

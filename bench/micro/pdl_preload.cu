@@ -20,23 +20,12 @@
 #include <vector>
 
 #include "braid/kernels/common/tma_sm90.cuh"
-
-#define CHECK(x)                                                                    \
-  do {                                                                              \
-    const cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+#include "micro_common.cuh"
 
 namespace {
 
-__device__ __forceinline__ uint64_t now_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using braid::micro::median;
+using braid::micro::now_ns;
 
 constexpr int kMaxStages = 12;
 constexpr uint32_t kUnit = 16384;
@@ -168,11 +157,6 @@ __global__ void __launch_bounds__(256) secondary(const uint8_t* w, int stages, i
   asm volatile("griddepcontrol.wait;" ::: "memory");
   if (t0) r[kWaited] = now_ns();
   if (!poll_first) land();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace
