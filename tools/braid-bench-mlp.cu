@@ -626,6 +626,9 @@ int main(int argc, char** argv) {
           return stream_out[k] = dl(Y, size_t(T) * H);
         };
         std::vector<tune::Candidate> cands;
+        // BRAID_MLP_TIME_UNCHECKED (diagnosis, with BRAID_SKINNY_NO_REDUCE: wrong output on purpose): time the variants
+        // whose output fails its check too (their rows still say CHECK FAILED).
+        static const bool time_unchecked = std::getenv("BRAID_MLP_TIME_UNCHECKED") != nullptr;
         std::vector<double> errs(variants.size(), 0), times(variants.size(), -1);
         std::vector<bool> identical(variants.size(), false);
         for (size_t i = 0; i < variants.size(); ++i) {
@@ -639,11 +642,15 @@ int main(int argc, char** argv) {
               BRAID_CUDA_CHECK(cudaMemsetAsync(A, 0xff, size_t(T) * F * 2, s));
               m->run(s);
               m->check(s);
-              if (dl(Y, size_t(T) * H) != expect) return false;
+              if (dl(Y, size_t(T) * H) != expect) {
+                if (!time_unchecked) return false;
+                errs[i] = ref.rel_error(Y);
+                return true;
+              }
             }
             errs[i] = ref.rel_error(Y);
             identical[i] = true;
-            return errs[i] < 1e-2;
+            return errs[i] < 1e-2 || time_unchecked;
           };
           c.time_us = [&, m, i] {
             bench::Graph g(s, [&](cudaStream_t st) { m->run(st); });
