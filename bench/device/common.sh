@@ -7,11 +7,24 @@
 #                                      one launch (the 4th) of $BIN/braid-gemm $M/$N/$K under ncu ($SECTIONS),
 #                                      kernels chosen by FILTER (ncu options); OUT/r/NAME-details.txt, -sass.csv
 #                                      (gzipped unless SASS_GZIP=0), -top.txt (the hottest SASS lines)
+#   start_gated_run SET                BRAID_COMMIT and NEW_COMMIT from $COMMIT, SET unpacked (unpack_carried) under
+#                                      $OUT/r, B=/tmp/new, every GPU test as the gate: on a failure $OUT/r is packed as
+#                                      r.tgz and the calling script exits
 #   unpack_carried SET OUT             OUT made; the carried binaries SET/<sub>/*.xz unpacked to /tmp/<sub>/; the GPU,
 #                                      its driver and clocks and the date into OUT/device.txt
 #   run_gpu_tests BIN OUT LOG          braid_gpu_tests --gtest_filter=$TESTS when TESTS is set (output
 #                                      in OUT/gpu-tests.log, the verdict appended to LOG); TESTS_GATE=1
 #                                      returns its failure
+start_gated_run() {
+  export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
+  unpack_carried "$1" "$OUT/r"
+  B=/tmp/new
+  if ! gpu_tests_gate "$B" "$OUT/r"; then
+    echo "GPU tests failed: nothing measured"
+    (cd "$OUT" && tar czf r.tgz r && rm -rf r)
+    exit 1
+  fi
+}
 unpack_carried() {
   mkdir -p "$2"
   python3 "$(dirname "${BASH_SOURCE[0]}")/unpack.py" "$1" /tmp > /dev/null

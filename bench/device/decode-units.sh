@@ -4,10 +4,7 @@
 # $OUT/r as r.tgz.   SET=.carry/U COMMIT=<hash> OUT=out [PICKS=...] bash bench/device/decode-units.sh
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
-unpack_carried ${SET:-.carry/U} $OUT/r
-B=/tmp/new
-if ! gpu_tests_gate $B $OUT/r; then echo "GPU tests failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1; fi
+start_gated_run ${SET:-.carry/U}
 mkdir -p $OUT/r/units
 for c in ${PICKS:-llama:1:512:skinny-a1s8-pk-lt,d8-c16,skinny-a2s4 llama:1:512:skinny-a1s8-pk-lt,d8-c16,skinny-a1s8 gpt3:1:512:skinny-a1s8-dsm-pk-lt,d8-c16,skinny-a1s8}; do
   IFS=: read -r model b cache pick <<< "$c"

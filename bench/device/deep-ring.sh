@@ -7,10 +7,7 @@
 #   SET=.carry/D COMMIT=<hash> OUT=out [PICKS=...] [TOKENS=1,8,16] [SKIP_DECODE=1] [SKIP_MLP=1] bash bench/device/deep-ring.sh
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
-unpack_carried ${SET:-.carry/D} $OUT/r
-B=/tmp/new
-if ! gpu_tests_gate $B $OUT/r; then echo "GPU tests failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1; fi
+start_gated_run ${SET:-.carry/D}
 if [ -n "${PICKS:-}" ]; then
   SET=${SET:-.carry/D} SIDE=new OUT=$OUT/r PICKS="$PICKS" bash "$(dirname "$0")/decode-diag.sh" 2>&1 | grep -E "^==|braid:pdl-only|out \(" | cut -c1-300
 fi

@@ -12,11 +12,8 @@
 # bench/results/cp-async-w-h200-20261129/ and build.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
 : "${AB_ENV:?AB_ENV: the environment variable that switches the change off}"
-unpack_carried ${SET:-.carry/C} $OUT/r
-B=/tmp/new
-if ! gpu_tests_gate $B $OUT/r; then echo "GPU tests failed: nothing measured"; (cd $OUT && tar czf r.tgz r && rm -rf r); exit 1; fi
+start_gated_run ${SET:-.carry/C}
 if [ "${AB_ON:-0}" = 1 ]; then
   mkdir -p $OUT/r/on
   if ! env "$AB_ENV=1" bash -c "source $(dirname "$0")/common.sh; gpu_tests_gate $B $OUT/r/on"; then
