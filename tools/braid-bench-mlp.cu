@@ -242,6 +242,11 @@ int main(int argc, char** argv) {
     bench::Timer timer(s);
     std::vector<bench::ResultRow> rows;
     tune::Options topt;
+    // (BRAID_MLP_TIME_UNCHECKED, a diagnosis, may pick a variant whose output is wrong: never into a cache)
+    if (std::getenv("BRAID_MLP_TIME_UNCHECKED") != nullptr && !tune_cache.empty()) {
+      std::fprintf(stderr, "braid-bench-mlp: BRAID_MLP_TIME_UNCHECKED times wrong outputs; it takes no --tune-cache\n");
+      return 2;
+    }
     topt.cache_path = tune_cache;
     topt.progress = nullptr;
     tune::Autotuner tuner(topt);
@@ -667,7 +672,7 @@ int main(int argc, char** argv) {
           if (times[i] < 0) continue;  // cached choice: not re-timed
           add_row("braid:" + variants[i].name(), times[i], errs[i], i == 0 || identical[i]);
         }
-        add_row("braid", ch.best_us, base_err);
+        add_row("braid", ch.best_us, base_err, !time_unchecked);  // (unchecked timing: the pick may be a wrong output)
         // ---- the simulator's predicted gain for the chosen (or the TileSync+PDL) chain
         size_t pick = 2;
         for (size_t i = 0; i < variants.size(); ++i)
