@@ -1425,6 +1425,104 @@ TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
   for (int T : {1, 5, 37}) expect_chains_bit_identical(T, skinny_variants(), rng);
 }
 
+// GEMM 2 building its X from GEMM 1's split-K partials (MlpVariant::x_reduced, SkinnyGemmOp::reduce_x_from): Y and
+// the hidden activation (which GEMM 2 now writes) bit-identical to the unlinked pair in stream order, run after run
+// with both poisoned, under PDL alone and plain stream order, GeLU (also with F not a multiple of 64: a last chunk of
+// X 8 columns wide) and SwiGLU, fp16 and bf16, 1 / 3 / 8 tokens, producers cut 2-5 ways by stream-K, mma.sync and
+// wgmma consumers, packed weights, the late trigger. Pairs that cannot work this way are refused with the reason.
+TEST_F(HopperTest, SkinnyMlpXReducedBitIdenticalToStreamOrder) {
+  std::mt19937 rng(41);
+  using skinny::parse_skinny_config;
+  struct Pair {
+    const char *g1, *g2;
+    int H;  // (4096: GEMM 2's 32 tiles give the cluster reduction 4 CTAs a tile)
+  };
+  const std::vector<Pair> pairs = {
+      {"c37s4", "p2s4", 1024}, {"c29s4-pk-lt", "c11s8-pk", 1024}, {"c37s6-wg", "p1s4-wg", 1024}, {"c29s4", "a1s4-dsm", 4096}};
+  int checked = 0;
+  for (Activation act : {Activation::GeLU, Activation::SwiGLU})
+    for (int F : {1536, 1480}) {
+      if (act == Activation::SwiGLU && F % 64 != 0) continue;  // (the skinny SwiGLU GEMM takes whole 128-column blocks)
+      for (DType dt : {DType::F16, DType::BF16})
+        for (int T : {1, 3, 8})
+          for (const Pair& pr : pairs) {
+            if (pr.H != 1024 && T != 8) continue;  // (once is enough)
+            const int H = pr.H, F1 = act == Activation::SwiGLU ? 2 * F : F;
+            SCOPED_TRACE(std::string(activation_name(act)) + " " + dtype_name(dt) + " T=" + std::to_string(T) +
+                         " F=" + std::to_string(F) + " H=" + std::to_string(H) + " " + pr.g1 + "+" + pr.g2);
+            MlpBuffers b(T, H, F, F1);
+            b.X.random(rng, 1.0f, dt);
+            b.W1.random(rng, 2.0f / std::sqrt(float(H)), dt);
+            b.W2.random(rng, 2.0f / std::sqrt(float(F)), dt);
+            Buf packed(size_t(H) * F1);
+            const void* w1 = b.W1.d;
+            if (act == Activation::SwiGLU) {
+              pack_swiglu_columns(b.W1.h.data(), packed.h.data(), H, F, skinny::kTileCols);
+              BRAID_CUDA_CHECK(cudaMemcpy(packed.d, packed.h.data(), packed.h.size() * 2, cudaMemcpyHostToDevice));
+              w1 = packed.d;
+            }
+            const MlpProblem p{dt, act, T, H, F, b.X.d, w1, b.W2.d, b.Hid.d, b.Y.d};
+            MlpVariant stream;
+            stream.ordering = Ordering::StreamOrder;
+            stream.g1 = workloads::GemmChoice::skinny(parse_skinny_config(pr.g1));
+            stream.g2 = workloads::GemmChoice::skinny(parse_skinny_config(pr.g2));
+            try {
+              Mlp ref(p, stream);
+              b.Y.poison();
+              b.Hid.poison();
+              ref.run(nullptr);
+              ref.check(nullptr);
+              b.Y.download();
+              b.Hid.download();
+              const std::vector<uint16_t> want_y = b.Y.h, want_h = b.Hid.h;
+              for (bool pdl : {true, false}) {
+                MlpVariant v = stream;
+                v.pdl_only = pdl;
+                v.x_reduced = true;
+                Mlp m(p, v);
+                for (int rep = 0; rep < 3; ++rep) {
+                  b.Y.poison();
+                  b.Hid.poison();
+                  m.run(nullptr);
+                  m.check(nullptr);
+                  b.Y.download();
+                  b.Hid.download();
+                  ASSERT_EQ(std::memcmp(want_h.data(), b.Hid.h.data(), want_h.size() * 2), 0) << v.name() << " rep " << rep;
+                  ASSERT_EQ(std::memcmp(want_y.data(), b.Y.h.data(), want_y.size() * 2), 0) << v.name() << " rep " << rep;
+                }
+                ++checked;
+              }
+            } catch (const std::exception& e) {
+              ADD_FAILURE() << e.what();
+            }
+          }
+    }
+  // (act, F) x dtypes x T x pairs (the H = 4096 pair at T = 8 only) x {PDL alone, stream order}
+  EXPECT_EQ(checked, 3 * 2 * (3 * 3 + 1) * 2);
+  // Refused, with the reason: a producer that holds a tile whole, one cut among more than 8 CTAs, more than 8 rows.
+  const int H = 1024, F = 1536;
+  MlpBuffers b(16, H, F, F);
+  b.X.random(rng, 1.0f, DType::F16);
+  b.W1.random(rng, 0.05f, DType::F16);
+  b.W2.random(rng, 0.05f, DType::F16);
+  auto refusal = [&](int T, const char* n1, const char* n2) -> std::string {
+    MlpVariant v;
+    v.ordering = Ordering::StreamOrder;
+    v.pdl_only = true;
+    v.x_reduced = true;
+    v.g1 = workloads::GemmChoice::skinny(parse_skinny_config(n1));
+    v.g2 = workloads::GemmChoice::skinny(parse_skinny_config(n2));
+    try {
+      Mlp m({DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d}, v);
+    } catch (const PlanError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(refusal(4, "c11s4", "p2s4").find("whole"), std::string::npos);      // 192 units over 11 CTAs: 17-18 each
+  EXPECT_NE(refusal(4, "c192s4", "p2s4").find("cut among"), std::string::npos);  // a unit per CTA: 16 a tile
+  EXPECT_NE(refusal(16, "c37s4", "p2s4").find("rows"), std::string::npos);
+}
 
 // The stuck-wait tests' chain: random fp16 inputs, GeLU, bounded waits of 200 ms.
 struct StuckTestMlp {

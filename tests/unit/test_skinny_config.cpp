@@ -127,3 +127,59 @@ TEST(SkinnyPack, EveryGroupOfWOnceInTheSlotTheConsumerReads) {
   // GPT-3's W1 (K = 12288, N = 6144) packs without padding: 48 tiles x 192 chunks of 16 KB, W's own size.
   EXPECT_EQ(packed_weight_bytes(12288, 6144), size_t(12288) * 6144 * 2);
 }
+
+// X from a producer's partials (SkinnyGemmOp::reduce_x_from): each consumer chunk's word names the producer tile's
+// contributors -- the CTAs whose stream-K unit ranges [j U / G, (j + 1) U / G) meet the tile, found here by walking
+// every CTA's range -- the first one's partial slot (1 when the tile is not the first it touches), the half of the
+// tile (GeLU / none) or the gate + up pair (SwiGLU), and the activation; pairs it cannot serve are refused.
+TEST(SkinnyConfig, XrChunkWordsNameEachTilesContributors) {
+  using braid::skinny::XrChunk;
+  using braid::skinny::xr_chunk_words;
+  int checked = 0;
+  for (int tiles : {3, 12, 43, 48})
+    for (int cpt : {16, 128, 192})
+      for (int ctas : {7, 29, 37, 96, 132, 264})
+        for (int act : {0, 1, 2}) {
+          const uint64_t U = uint64_t(tiles) * cpt;
+          if (uint64_t(ctas) > U) continue;
+          const int consumer_chunks = act == 2 ? tiles : 2 * tiles;
+          // Brute force: every CTA's range, the tiles it meets, and the slot each tile takes in it.
+          std::vector<std::vector<std::pair<uint64_t, int>>> contributors(tiles);  // (CTA, its slot for the tile)
+          for (uint64_t j = 0; j < uint64_t(ctas); ++j) {
+            const uint64_t b = j * U / ctas, e = (j + 1) * U / ctas;
+            for (uint64_t t = b / cpt; t * cpt < e; ++t) contributors[t].push_back({j, t == b / cpt ? 0 : 1});
+          }
+          bool whole = false, too_many = false;
+          for (const auto& c : contributors) {
+            whole = whole || c.size() == 1;
+            too_many = too_many || c.size() > size_t(braid::skinny::xr_max_contributors(act));
+          }
+          std::vector<uint32_t> words;
+          const std::string why = xr_chunk_words(tiles, cpt, ctas, act, consumer_chunks, words);
+          if (whole || too_many) {
+            EXPECT_NE(why.find(whole ? "whole" : "cut among"), std::string::npos) << why;
+            continue;
+          }
+          ASSERT_EQ(why, "");
+          ASSERT_EQ(words.size(), size_t(consumer_chunks));
+          for (int c = 0; c < consumer_chunks; ++c) {
+            const int t = act == 2 ? c : c / 2;
+            const uint32_t w = words[c];
+            const auto& con = contributors[t];
+            EXPECT_EQ(w & XrChunk::kFirstMask, con.front().first);
+            EXPECT_EQ((w >> XrChunk::kCountShift) & 0xffu, con.size());
+            // Only the first contributor can hold the tile as its second (last) one.
+            for (size_t q = 1; q < con.size(); ++q) EXPECT_EQ(con[q].second, 0);
+            EXPECT_EQ((w & XrChunk::kSlot1) != 0, con.front().second == 1);
+            EXPECT_EQ((w & XrChunk::kSwiglu) != 0, act == 2);
+            EXPECT_EQ((w & XrChunk::kUpper) != 0, act != 2 && c % 2 == 1);
+            EXPECT_EQ((w & XrChunk::kGelu) != 0, act == 1);
+            ++checked;
+          }
+        }
+  EXPECT_GT(checked, 1000);
+  std::vector<uint32_t> w;
+  EXPECT_NE(xr_chunk_words(12, 16, 37, 1, 25, w).find("past the producer"), std::string::npos);  // K wider than N
+  EXPECT_NE(xr_chunk_words(12, 16, 37, 1, 257, w).find("chunks of 64"), std::string::npos);
+  EXPECT_NE(xr_chunk_words(2, 4, 9, 1, 4, w).find("more CTAs than units"), std::string::npos);
+}
