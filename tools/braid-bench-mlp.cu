@@ -577,23 +577,11 @@ int main(int argc, char** argv) {
             lt.skinny_config.late_trigger = true;
             add_variant(variants[i].sync, variants[i].ordering, true, variants[i].weights_first, lt, variants[i].g2);
           }
-        // GEMM 2 adding GEMM 1's split-K partials as it loads its X (MlpVariant::x_reduced, "-xr"): GEMM 1 ends at its
-        // last MMA instead of its reduction. Every PDL-alone pair of skinny GEMMs at T <= 8 whose first GEMM leaves its
-        // partials in global memory (not -dsm / -dt), with and without the late trigger.
-        for (size_t i = 0, n = variants.size(); i < n; ++i) {
-          const MlpVariant& x = variants[i];
-          if (T <= skinny::kXrMaxRows && x.pdl_only && x.g1.is_skinny && x.g2.is_skinny && !x.g1.skinny_config.dsmem &&
-              x.g1.skinny_config.dyn_tail == 0 && x.g2.skinny_config.dyn_tail == 0) {
-            MlpVariant xr = x;
-            xr.x_reduced = true;
-            variants.push_back(xr);
-          }
-        }
         // Both skinny GEMMs as one launch (MlpVariant::fused, skinny::SkinnyChainOp): one ramp and one tail
         // instead of two. For each pair of skinny GEMMs tried above (one ring: GEMM 2 takes GEMM 1's stages
         // and MMA consumers).
         for (size_t i = 0, n = variants.size(); i < n; ++i)
-          if (variants[i].g1.is_skinny && variants[i].g2.is_skinny && !variants[i].x_reduced) {
+          if (variants[i].g1.is_skinny && variants[i].g2.is_skinny) {
             MlpVariant f = variants[i];
             f.fused = true;
             f.ordering = Ordering::PDL;
@@ -613,8 +601,8 @@ int main(int argc, char** argv) {
           try {
             mlps.push_back(std::make_unique<Mlp>(problem_for(variants[i]), variants[i]));
             ++i;
-          } catch (const std::exception& e) {  // a fused pair may not fit (every CTA resident at once), nor an -xr
-            if (!variants[i].fused && !variants[i].x_reduced) throw;  // pair (a tile held whole, > 8 contributors)
+          } catch (const std::exception& e) {  // a fused pair may not fit (every CTA resident at once)
+            if (!variants[i].fused) throw;
             std::printf("      (%s not run: %s)\n", variants[i].name().c_str(), e.what());
             variants.erase(variants.begin() + long(i));
           }
@@ -636,7 +624,6 @@ int main(int argc, char** argv) {
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
           sv.fused = false;
-          sv.x_reduced = false;
           Mlp sm(problem_for(sv), sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
           sm.run(s);

@@ -35,9 +35,7 @@ struct SkinnyGemmOp::Impl {
   uint32_t* arrivals = nullptr;
   uint32_t* counters = nullptr;  // the dynamic tail's queue and column groups' counters
   void* w_packed = nullptr;  // SkinnyConfig::packed: the op's packed copy of W
-  uint32_t* xr_words = nullptr;  // reduce_x_from: the chunk words (SkinnyParams::xr_chunks)
   ~Impl() {
-    cudaFree(xr_words);
     cudaFree(partials);
     cudaFree(arrivals);
     cudaFree(counters);
@@ -79,11 +77,11 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
   return "";
 }
 
-static size_t smem_bytes(int mr, int stages, bool swiglu, bool xr = false) {
+static size_t smem_bytes(int mr, int stages, bool swiglu) {
   auto f = [&](auto mr_c) -> size_t {
     constexpr int MR = decltype(mr_c)::value;
-    return stages == 8 ? SkinnySmem<MR, 8>::bytes(swiglu, xr)
-                       : stages == 6 ? SkinnySmem<MR, 6>::bytes(swiglu, xr) : SkinnySmem<MR, 4>::bytes(swiglu, xr);
+    return stages == 8 ? SkinnySmem<MR, 8>::bytes(swiglu)
+                       : stages == 6 ? SkinnySmem<MR, 6>::bytes(swiglu) : SkinnySmem<MR, 4>::bytes(swiglu);
   };
   switch (mr) {
     case 8: return f(std::integral_constant<int, 8>{});
@@ -118,9 +116,9 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
   im->kernel = c.dyn_tail > 0 ? dyn_skinny_kernel(a.dtype, mr, c.wgmma) : pick<GemmKernels>(a.dtype, mr, c.stages, c.wgmma);
   im->smem = smem_bytes(mr, c.stages, swiglu);
   // The limit is per kernel function, shared by every op of this instantiation: set it to the
-  // largest this instantiation ever uses (with the SwiGLU hand-over and X from partials), never lower it under a
+  // largest this instantiation ever uses (with the SwiGLU hand-over), never lower it under a
   // prepared op.
-  const size_t smem_max = smem_bytes(mr, c.stages, true, true);
+  const size_t smem_max = smem_bytes(mr, c.stages, true);
   if (cudaFuncSetAttribute(im->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem_max)) != cudaSuccess)
     return "cannot set the skinny GEMM's shared memory size (" + std::to_string(smem_max) + " bytes)";
   im->lean = c.dyn_tail > 0 ? dyn_lean_skinny_kernel(a.dtype, mr, c.wgmma, a.act)
@@ -273,9 +271,9 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
   SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   // BRAID_SKINNY_NO_REDUCE (diagnosis, wrong output): a GEMM that triggers a dependent skips its split-K reduction
-  // (SkinnyParams::partials_only without a consumer that adds the partials; not the cluster reduction).
+  // (SkinnyParams::dt_diag bit 16; not the cluster reduction).
   static const bool no_reduce = std::getenv("BRAID_SKINNY_NO_REDUCE") != nullptr;
-  if (no_reduce) p.partials_only = 1;
+  if (no_reduce) p.dt_diag |= 16;
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
   launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem,
@@ -289,9 +287,6 @@ void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
     throw std::invalid_argument("skinny::SkinnyGemmOp: the stage's grid/tile shape is not this op's");
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the stream-K order");
   if (sp.has(kSync) && sp.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyGemmOp: only X may be produced");
-  if (sp.has(kSync) && (i.p.partials_only || i.p.xr_partials != nullptr))
-    throw std::invalid_argument(
-        "skinny::SkinnyGemmOp: a pair linked by reduce_x_from runs in stream order (X is complete only at the consumer's end)");
   launch_late_trigger(i, ctx);
 }
 
@@ -304,46 +299,6 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   launch_late_trigger(i, LaunchCtx{s, pdl, sp});
 }
 
-
-std::string SkinnyGemmOp::reduce_x_from(SkinnyGemmOp& producer) {
-  if (!impl_ || !producer.impl_) return "reduce_x_from: prepare both GEMMs first";
-  if (&producer == this) return "reduce_x_from: a GEMM cannot read its own output";
-  Impl& c = *impl_;
-  Impl& g = *producer.impl_;
-  if (c.p.xr_partials != nullptr) return "reduce_x_from: this GEMM already reads a producer's partials";
-  if (c.args.A != g.args.D) return "X from partials: this GEMM's X must be the producer's output";
-  if (c.args.M != g.args.M || c.args.dtype != g.args.dtype)
-    return "X from partials: both GEMMs need the same rows and element type";
-  if (c.args.K != g.args.out_cols())
-    return "X from partials: this GEMM's K (" + std::to_string(c.args.K) + ") must be the producer's output width (" +
-           std::to_string(g.args.out_cols()) + ")";
-  if (c.args.M > kXrMaxRows)
-    return "X from partials is built for up to " + std::to_string(kXrMaxRows) + " rows (M=" + std::to_string(c.args.M) + ")";
-  if (g.config.dsmem || g.config.dyn_tail > 0)
-    return "X from partials: the producer must leave its partials in global memory (not -dsm or -dt)";
-  if (c.config.dyn_tail > 0) return "X from partials: not with a dynamic tail (-dt) in this GEMM";
-  if (g.p.partials_only) return "X from partials: the producer's partials already go to another GEMM";
-  const int act = g.args.act == hopper::Activation::GeLU ? 1 : g.args.act == hopper::Activation::SwiGLU ? 2 : 0;
-  std::vector<uint32_t> words;
-  if (auto why = xr_chunk_words(g.p.tiles, g.p.chunks_per_tile, g.ctas, act, c.p.chunks_per_tile, words); !why.empty())
-    return why;
-  // The chunk buffers and words must not cost this GEMM an SM's second CTA.
-  const size_t smem = smem_bytes(8, c.config.stages, false, true);
-  int fit = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, c.kernel, kGemmThreads, smem) != cudaSuccess || fit < c.per_sm)
-    return "X from partials: the chunk buffers leave room for " + std::to_string(fit) + " CTA(s) per SM, not " +
-           std::to_string(c.per_sm);
-  if (cudaMalloc(&c.xr_words, words.size() * sizeof(uint32_t)) != cudaSuccess ||
-      cudaMemcpy(c.xr_words, words.data(), words.size() * sizeof(uint32_t), cudaMemcpyHostToDevice) != cudaSuccess)
-    return "X from partials: cannot allocate the chunk words";
-  c.smem = smem;
-  if (const char* d = std::getenv("BRAID_SKINNY_XR_DIAG")) c.p.dt_diag |= (std::atoi(d) & 3) << 5;  // (diagnosis)
-  c.p.xr_partials = g.partials;
-  c.p.xr_chunks = c.xr_words;
-  c.p.xr_out = g.args.D;
-  g.p.partials_only = 1;
-  return "";
-}
 
 void SkinnyGemmOp::set_phases(unsigned long long* stamps) {
   if (!impl_) throw std::logic_error("skinny::SkinnyGemmOp::set_phases before a successful prepare()");

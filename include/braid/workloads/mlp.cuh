@@ -52,9 +52,6 @@ struct MlpVariant {
   // Both GEMMs skinny, as one launch (skinny::SkinnyChainOp): GEMM 2's chunks wait for the Hid tiles
   // they read inside the kernel. Needs ordering PDL (the chain's semaphores; the launch is stage 0's).
   bool fused = false;
-  // Both GEMMs skinny, in stream order (pdl_only or not): GEMM 2 builds its X from GEMM 1's split-K partials
-  // (skinny::SkinnyGemmOp::reduce_x_from), so GEMM 1 ends at its last MMA instead of its reduction. Up to 8 tokens.
-  bool x_reduced = false;
   // The stages' tile orders are g1.order() and g2.order().
 
   std::string name() const {
@@ -63,7 +60,6 @@ struct MlpVariant {
                                                       : std::string(sync == Sync::RowSync ? "rowsync-" : "tilesync-") +
                                                             ordering_name(ordering);
     if (ordering != Ordering::StreamOrder && !weights_first) n += "-noR";
-    if (x_reduced) n += "-xr";
     return n + "/" + g1.name() + "+" + g2.name();
   }
 };
@@ -111,12 +107,6 @@ class Mlp {
       chain_->set_launcher(0, [this](const LaunchCtx& c) { fused_.launch(c, chain_->params(1, Ordering::PDL)); });
       chain_->set_launcher(1, [](const LaunchCtx&) {});
       return;
-    }
-    if (v.x_reduced) {
-      BRAID_REQUIRE(v.g1.is_skinny && v.g2.is_skinny && v.ordering == Ordering::StreamOrder,
-                    "Mlp: -xr needs two skinny GEMMs in stream order (variant " + v.name() + ")");
-      if (auto why = g2_.skinny_op().reduce_x_from(g1_.skinny_op()); !why.empty())
-        throw PlanError("Mlp (" + v.name() + "): " + why);
     }
     chain_->set_launcher(0, [this](const LaunchCtx& c) { g1_.launch(c); });
     chain_->set_launcher(1, [this](const LaunchCtx& c) { g2_.launch(c); });

@@ -1,6 +1,5 @@
 // The skinny GEMM's shape constants and its launch configuration (host and device).
 #pragma once
-#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -81,65 +80,6 @@ struct SkinnyConfig {
            (late_trigger ? "-lt" : "");
   }
 };
-
-// ---- X from a producer's split-K partials (SkinnyGemmOp::reduce_x_from) ---------------------------------------------
-// A consumer skinny GEMM can build its X -- the producer skinny GEMM's output -- from the producer's split-K partial
-// sums instead of loading it: the producer then stores its partials and ends (no arrival, last-CTA reduction or
-// epilogue at its tail), and each consumer CTA adds a chunk's partials in the producer's CTA order (the order the
-// producer's own reduction adds them: the same bits) and applies the producer's activation as it needs the chunk.
-// The consumer's chunk c (X's columns [64 c, 64 c + 64)) is described by one word:
-struct XrChunk {
-  static constexpr uint32_t kFirstMask = 0xffffu;  // bits 0-15: the producer CTA holding the tile's first units
-  static constexpr int kCountShift = 16;           // bits 16-23: the tile's contributors (consecutive CTAs)
-  static constexpr uint32_t kSlot1 = 1u << 24;     // the first contributor's partial is its slot 1 (its last tile)
-  static constexpr uint32_t kUpper = 1u << 25;     // GeLU / none: the producer tile's columns 64-127 (warps 4-7)
-  static constexpr uint32_t kSwiglu = 1u << 26;    // SwiGLU: gate sums of warps 0-3, up sums of warps 4-7
-  static constexpr uint32_t kGelu = 1u << 27;
-};
-// The float2s of a chunk's partials a consumer thread holds in registers (8 rows): a contributor's (GeLU / none) or
-// its gate and up sums (SwiGLU) -- so up to 8 contributors, or 4 with SwiGLU.
-constexpr int kXrLoads = 8;
-constexpr int kXrMaxChunks = 256;      // the consumer's chunk words in shared memory (K <= 16384)
-constexpr int kXrMaxRows = 8;
-
-// The consumer's chunk words (one per 64 columns of X, `consumer_chunks` of them) for a producer of `tiles` tiles of
-// `cpt` K-chunks split stream-K over `ctas` CTAs (unit u belongs to CTA ((u + 1) ctas - 1) / U, U = tiles cpt: the
-// kernel's detail::owner). act: 0 none, 1 GeLU, 2 SwiGLU (a producer tile then gives 64 columns of X, else 128).
-// Returns "" or why the pair cannot work this way: a tile one CTA holds whole has no partials, and a tile cut among
-// more than xr_max_contributors(act) CTAs has more than a consumer thread holds.
-constexpr int xr_max_contributors(int act) { return act == 2 ? kXrLoads / 2 : kXrLoads; }
-inline std::string xr_chunk_words(int tiles, int cpt, int ctas, int act, int consumer_chunks, std::vector<uint32_t>& words) {
-  words.clear();
-  if (tiles < 1 || cpt < 1 || ctas < 1 || consumer_chunks < 1) return "xr_chunk_words: empty producer or consumer";
-  if (consumer_chunks > kXrMaxChunks)
-    return "X from partials: the consumer's K has " + std::to_string(consumer_chunks) + " chunks of 64 (at most " +
-           std::to_string(kXrMaxChunks) + ")";
-  const bool swiglu = act == 2;
-  const uint64_t U = uint64_t(tiles) * uint64_t(cpt), G = uint64_t(ctas);
-  if (G > U || G > XrChunk::kFirstMask + 1) return "X from partials: the producer has more CTAs than units";
-  auto owner = [&](uint64_t u) { return ((u + 1) * G - 1) / U; };
-  for (int c = 0; c < consumer_chunks; ++c) {
-    const int t = swiglu ? c : c / 2;
-    if (t >= tiles)
-      return "X from partials: the consumer's chunk " + std::to_string(c) + " lies past the producer's " +
-             std::to_string(tiles) + " tiles";
-    const uint64_t first = owner(uint64_t(t) * cpt), last = owner(uint64_t(t) * cpt + cpt - 1);
-    if (first == last)
-      return "X from partials: the producer's CTA " + std::to_string(first) + " holds tile " + std::to_string(t) +
-             " whole (no partials to reduce; fewer K-chunks per CTA would cut it)";
-    const uint64_t n = last - first + 1;
-    if (n > uint64_t(xr_max_contributors(act)))
-      return "X from partials: the producer's tile " + std::to_string(t) + " is cut among " + std::to_string(n) +
-             " CTAs (at most " + std::to_string(xr_max_contributors(act)) + (swiglu ? " with SwiGLU)" : ")");
-    uint32_t w = uint32_t(first) | uint32_t(n) << XrChunk::kCountShift;
-    if ((first * U / G) / uint64_t(cpt) != uint64_t(t)) w |= XrChunk::kSlot1;  // (the kernel's slot rule)
-    if (swiglu) w |= XrChunk::kSwiglu;
-    else if (c % 2) w |= XrChunk::kUpper;
-    if (act == 1) w |= XrChunk::kGelu;
-    words.push_back(w);
-  }
-  return "";
-}
 
 // "skinny-p2s4" / "p2s4" / "a1s4" / "a2s4-dsm" / "a1s4-wg" / "a1s4-lt" / "c48s8" -> the configuration
 // (suffixes in the order -dsm, -wg, -pk, -dt[percent], -lt) (throws

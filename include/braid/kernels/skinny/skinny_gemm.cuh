@@ -102,21 +102,11 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   uint32_t* queue = nullptr;           // [2]: the next item, the CTAs done taking (zero between launches)
   uint32_t* group_arrivals = nullptr;  // [tiles][kWarps]: partials published per column group (zero between launches)
   // Diagnosis only (BRAID_SKINNY_DT_DIAG, read by prepare(); 1, 2 and 4 give wrong sums, for timing): 1 no publish
-  // fence, 2 no finishing, 4 no publishing, 8 no items (the kernel over plain stream-K's ranges). X from partials
-  // (BRAID_SKINNY_XR_DIAG, read by reduce_x_from): 32 no partial loads (wrong sums, for timing), 64 a unit's loads
-  // issued after its stage's release instead of before its barrier.
+  // fence, 2 no finishing, 4 no publishing, 8 no items (the kernel over plain stream-K's ranges). 16
+  // (BRAID_SKINNY_NO_REDUCE, set by launch for a launch that triggers a dependent; wrong output, for timing): a cut
+  // tile's contributors store their partials and end -- no arrival, no reduction, no output: how much sooner the next
+  // stage could start if it reduced the partials itself.
   int dt_diag = 0;
-  // 1: a cut tile's contributors store their partials and end -- no arrival, no reduction, no output. Set on the
-  // producer of a pair whose consumer builds its X from these partials (SkinnyGemmOp::reduce_x_from: every tile is
-  // cut), and by the diagnosis BRAID_SKINNY_NO_REDUCE (a launch that triggers a dependent; wrong output, for timing).
-  int partials_only = 0;
-  // X from a producer's split-K partials (SkinnyGemmOp::reduce_x_from; null: X by TMA through x_map): the consumer
-  // warps add chunk c's partials as the word xr_chunks[c] (skinny_config.hpp, XrChunk) says, apply the producer's
-  // activation, and write the chunk into shared memory themselves; the producer warp loads only W. The CTAs holding
-  // tile 0's units also store the chunk to xr_out (X itself, [M, K]: nobody else writes it).
-  const float4* xr_partials = nullptr;  // the producer's SkinnyParams::partials (8 rows: [CTAs][2][warps][32] float4)
-  const uint32_t* xr_chunks = nullptr;  // [chunks_per_tile] XrChunk words
-  void* xr_out = nullptr;
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
@@ -134,13 +124,7 @@ struct SkinnySmem {
   static constexpr int kStageBytes = kWBytes + kXBytes;    // a multiple of 1024
   static constexpr int kRingBytes = STAGES * kStageBytes;
   static constexpr int kSwigluBytes = (kWarps / 2) * (MR / 8) * 32 * 16;
-  // X from partials (SkinnyParams::xr_partials): two chunk buffers the consumer warps write in turn (1024-byte
-  // aligned: the offset is a multiple of 1024), then the chunk words.
-  static constexpr int kXrOffset = kRingBytes + kSwigluBytes;
-  static constexpr int kXrBytes = 2 * kXBytes + kXrMaxChunks * 4;
-  static constexpr size_t bytes(bool swiglu, bool xr = false) {
-    return 1024 + size_t(kRingBytes) + (swiglu || xr ? kSwigluBytes : 0) + (xr ? kXrBytes : 0);
-  }
+  static constexpr size_t bytes(bool swiglu) { return 1024 + size_t(kRingBytes) + (swiglu ? kSwigluBytes : 0); }
 };
 
 namespace detail {
@@ -290,21 +274,11 @@ __device__ __forceinline__ void mma_chunk(float (&acc)[MR / 8][4], uint32_t w_st
   }
 }
 
-// An output element from its sum: the one place the epilogue's arithmetic is written, shared by the tile epilogues
-// below and by a consumer building its X from this GEMM's partials (xr_build): the same bits either way.
-template <class T>
-__device__ __forceinline__ T out_value(float v, bool gelu) {
-  return attention::mma::Mma<T>::cvt(gelu ? act::gelu_erf(v) : v);
-}
-template <class T>
-__device__ __forceinline__ T swiglu_value(float gate, float up) {
-  return attention::mma::Mma<T>::cvt(act::silu(gate) * up);
-}
-
 // Output of warp `warp`'s 16 columns of tile t from their sums v (no activation or GeLU).
 template <class T, int MR>
 __device__ __forceinline__ void store_cols(const SkinnyParams& p, uint32_t t, const float (&v)[MR / 8][4], int warp, int lane,
                                            hopper::Activation act) {
+  using Mma = attention::mma::Mma<T>;
   const int g = lane / 4, c2 = 2 * (lane % 4);
   T* Y = static_cast<T*>(p.Y);
   const bool gelu = act == hopper::Activation::GeLU;
@@ -313,7 +287,7 @@ __device__ __forceinline__ void store_cols(const SkinnyParams& p, uint32_t t, co
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
-      if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = out_value<T>(v[b][e], gelu);
+      if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
     }
 }
 // SwiGLU's output of gate warp `warp` (< kWarps / 2): silu(gate) * up, from the sums of its 16 gate columns and of
@@ -321,6 +295,7 @@ __device__ __forceinline__ void store_cols(const SkinnyParams& p, uint32_t t, co
 template <class T, int MR>
 __device__ __forceinline__ void store_swiglu_cols(const SkinnyParams& p, uint32_t t, const float (&gate)[MR / 8][4],
                                                   const float (&up)[MR / 8][4], int warp, int lane) {
+  using Mma = attention::mma::Mma<T>;
   const int g = lane / 4, c2 = 2 * (lane % 4), n_out = p.N / 2;
   T* Y = static_cast<T*>(p.Y);
 #pragma unroll
@@ -328,7 +303,7 @@ __device__ __forceinline__ void store_swiglu_cols(const SkinnyParams& p, uint32_
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int m = 8 * b + c2 + (e & 1), n = int(t) * (kTileCols / 2) + 16 * warp + g + (e >> 1) * 8;
-      if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = swiglu_value<T>(gate[b][e], up[b][e]);
+      if (m < p.M && n < n_out) Y[size_t(m) * n_out + n] = Mma::cvt(act::silu(gate[b][e]) * up[b][e]);
     }
 }
 
@@ -387,7 +362,7 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
   float4* mine = slot_of(me);
 #pragma unroll
   for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
-  if (p.partials_only) return false;  // (the consumer adds them: SkinnyParams::partials_only)
+  if (p.dt_diag & 16) return false;  // (diagnosis: SkinnyParams::dt_diag)
   bar();
   if (tid == 0) s_last = ptx::atom_add_acq_rel(p.arrivals + t, 1u) == last - first ? 1u : 0u;
   bar();
@@ -458,84 +433,6 @@ __device__ __forceinline__ void sum_tail_slots(const SkinnyParams& p, uint32_t t
           sum[b][2] += v[q][b].z;
           sum[b][3] += v[q][b].w;
         }
-  }
-}
-
-// ---- X from a producer's split-K partials (SkinnyParams::xr_partials; 8 rows) ----------------------------------------
-// Chunk c of X (64 columns) is 64 of the producer's output columns: 4 producer warps' 16 (GeLU / none: warps 0-3 or
-// 4-7 of its tile c / 2), or with SwiGLU 4 gate warps' and the matching 4 up warps' (tile c). A producer warp's
-// partial is 32 lanes' float4 (the m16n8 accumulator: lane l holds column 16 w + l / 4 (+8 in .z/.w) for rows
-// 2 (l % 4) and +1), so 4 warps' partials are 256 float2s in a row, one per consumer thread: thread f holds rows
-// 2 (l % 4) + {0, 1} of column 16 w + l / 4 + 8 (f % 2), with l = (f / 2) % 32 and w = f / 64.
-// xr_issue loads unit u's contributors' float2s into registers (two units ahead of their use: an L2 round trip
-// under a streaming DRAM load is about a unit's time at one CTA per SM), xr_build adds them in CTA order from 0 --
-// reduce_cut_tile's order and its sum's bits -- and writes the chunk in the TMA box's 128-byte swizzle.
-// kXrLoads float2s a unit: contributor q's in v[q] (GeLU / none: up to 8 contributors), or its gate and up sums in
-// v[2 q] and v[2 q + 1] (SwiGLU: up to 4) -- static indices either way, and 16 registers a unit: with two units in
-// flight, room for both in the 96 registers a thread has at two CTAs per SM (a [contributor][gate, up] array of 8 x 2
-// spilled).
-struct XrLoads {
-  float2 v[kXrLoads];
-  uint32_t word;
-};
-__device__ __forceinline__ void xr_issue(const SkinnyParams& p, const uint32_t* words, uint32_t u, int tid, XrLoads& l) {
-  const uint32_t w = words[u % uint32_t(p.chunks_per_tile)];
-  l.word = w;
-  if (p.dt_diag & 32) return;  // (diagnosis)
-  const uint32_t first = w & XrChunk::kFirstMask, n = (w >> XrChunk::kCountShift) & 0xffu;
-  const bool swiglu = (w & XrChunk::kSwiglu) != 0;
-  const uint32_t w0 = (w & XrChunk::kUpper) != 0 ? 4u : 0u;
-  auto base = [&](int q) {  // contributor q's partial, from producer warp w0 on
-    const uint32_t slot = q == 0 && (w & XrChunk::kSlot1) != 0 ? 1u : 0u;
-    return reinterpret_cast<const float2*>(p.xr_partials + ((size_t(first + uint32_t(q)) * 2 + slot) * kWarps + w0) * 32) +
-           tid;
-  };
-  if (swiglu) {
-#pragma unroll
-    for (int q = 0; q < kXrLoads / 2; ++q)
-      if (uint32_t(q) < n) {
-        l.v[2 * q] = __ldcg(base(q));
-        l.v[2 * q + 1] = __ldcg(base(q) + 4 * 32 * 2);  // (the up warps: 4 warps x 32 float4s further)
-      }
-  } else {
-#pragma unroll
-    for (int q = 0; q < kXrLoads; ++q)
-      if (uint32_t(q) < n) l.v[q] = __ldcg(base(q));
-  }
-}
-// Chunk (u % chunks_per_tile) into buf (MR = 8 rows x 64 columns, swizzled), and into X itself (xr_out) when `store_x`.
-template <class T>
-__device__ __forceinline__ void xr_build(const SkinnyParams& p, const XrLoads& l, uint32_t u, int tid, T* buf, bool store_x) {
-  const uint32_t w = l.word, n = (w >> XrChunk::kCountShift) & 0xffu;
-  const bool swiglu = (w & XrChunk::kSwiglu) != 0, gelu = (w & XrChunk::kGelu) != 0;
-  float2 sum = make_float2(0.f, 0.f), up = make_float2(0.f, 0.f);
-  if (swiglu) {
-#pragma unroll
-    for (int q = 0; q < kXrLoads / 2; ++q)
-      if (uint32_t(q) < n) {
-        sum.x += l.v[2 * q].x;
-        sum.y += l.v[2 * q].y;
-        up.x += l.v[2 * q + 1].x;
-        up.y += l.v[2 * q + 1].y;
-      }
-  } else {
-#pragma unroll
-    for (int q = 0; q < kXrLoads; ++q)
-      if (uint32_t(q) < n) {
-        sum.x += l.v[q].x;
-        sum.y += l.v[q].y;
-      }
-  }
-  const int lane = (tid / 2) % 32, k = 16 * (tid / 64) + lane / 4 + 8 * (tid % 2), m0 = 2 * (lane % 4);
-  const int col = int(u % uint32_t(p.chunks_per_tile)) * kChunkK + k;  // X's column
-#pragma unroll
-  for (int e = 0; e < 2; ++e) {
-    const int m = m0 + e;
-    const float v = e == 0 ? sum.x : sum.y, g = e == 0 ? up.x : up.y;
-    const bool in = m < p.M && col < p.K;
-    const T x = in ? (swiglu ? swiglu_value<T>(v, g) : out_value<T>(v, gelu)) : T(0.f);
-    buf[m * 64 + ((((k >> 3) ^ (m & 7)) << 3) | (k & 7))] = x;
-    if (store_x && in) static_cast<T*>(p.xr_out)[size_t(m) * p.K + col] = x;
   }
 }
 
@@ -675,17 +572,12 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
   // and X rows past M, arrive as zeros.
   const uint64_t w_policy = tma::policy_evict_first(), x_policy = tma::policy_evict_last();
   bool fence_x = false;  // the producer acquired X's producer tiles since its last X load
-  // X from a producer's partials (SkinnyParams::xr_partials; 8 rows, not the dynamic tail): the consumer warps build
-  // every chunk, the TMA loads only W.
-  const bool xr = MR == 8 && !kDyn && p.xr_partials != nullptr;
-  const uint32_t stage_tx = xr ? uint32_t(Smem::kWBytes) : uint32_t(Smem::kStageBytes);
   auto load_w = [&](int i, uint32_t u, bool expect = true) {
     uint64_t* bar = &full[i % STAGES];
-    if (expect) tma::arrive_expect_tx(bar, stage_tx);
+    if (expect) tma::arrive_expect_tx(bar, Smem::kStageBytes);
     detail::load_w_unit(p, u, ring + uint32_t(i % STAGES) * Smem::kStageBytes, bar, w_policy);
   };
   auto load_x = [&](int i, uint32_t u) {
-    if (xr) return;
     const int k0 = int(u % cpt) * kChunkK;
     const uint32_t dst = ring + uint32_t(i % STAGES) * Smem::kStageBytes + Smem::kWBytes;
     if (fence_x) ptx::fence_proxy_async_global();  // acquired X -> the TMA engine's reads (once per acquire:
@@ -733,10 +625,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
     bs.wait_ns = 0;
     if (p.phase_units == 0) stamp(1);
   }
-  // X from partials: the chunk words to shared memory (the op's own constant table: before the PDL wait).
-  uint32_t* const xr_words = reinterpret_cast<uint32_t*>(smem + Smem::kXrOffset + 2 * Smem::kXBytes);
-  if (xr && tid < kThreads)
-    for (uint32_t c = uint32_t(tid); c < cpt; c += kThreads) xr_words[c] = __ldg(p.xr_chunks + c);
   if constexpr (kLean) begin_block_unsynchronized(sp);
   else begin_block(sp, bs);
   if (trace != nullptr && tid == 0) bs.t_start = ptx::globaltimer_ns();
@@ -827,7 +715,7 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
             // W's 16 KB, X's first reads (DRAM misses shared by the CTAs at this K position) finished the stage
             // late.
             if (lane == 0) {
-              tma::arrive_expect_tx(&full[j % STAGES], stage_tx);
+              tma::arrive_expect_tx(&full[j % STAGES], Smem::kStageBytes);
               load_x(j, u_begin + uint32_t(j));
               load_w(j, u_begin + uint32_t(j), false);
             }
@@ -1019,8 +907,24 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
       }
     } else {
     uint32_t seg_start = u_begin;
-    // After unit i's MMAs: the end of a segment (a tile's last unit, or the CTA's).
-    auto end_unit = [&](int i) {
+    for (int i = 0; i < n_units; ++i) {
+      if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
+      tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
+      if (tid == 0) {
+        if (i == 0) stamp(3);
+        if (p.phase_units != 0) {
+          if (i == 1) stamp(4);
+          if (i == 2) stamp(5);
+        } else {
+          if (i == min(3, n_units - 1)) stamp(4);
+          if (i == n_units - 1) stamp(5);
+        }
+      }
+      const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
+      detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
+      detail::release_stage<WG>(&empty[i % STAGES], lane);
+      if (tid == 0 && i == 0 && p.phase_units != 0) stamp(6);
+
       const uint32_t u = u_begin + uint32_t(i);
       if (i == n_units - 1 || u % cpt == cpt - 1) {
         if (trace != nullptr && tid == 0) t_mainloop = ptx::globaltimer_ns();
@@ -1029,57 +933,6 @@ __global__ void __launch_bounds__(kGemmThreads, MR >= 64 ? 1 : 2) skinny_gemm_ke
         seg_start = u + 1;
 #pragma unroll
         for (int b = 0; b < MB; ++b) acc[b][0] = acc[b][1] = acc[b][2] = acc[b][3] = 0.f;
-      }
-    };
-    if (xr) {
-      // X from partials: its own loop, two units at a time (each unit's loads in its own registers, issued two units
-      // ahead: detail::xr_issue), so that the plain loop below keeps its code (carrying this path inside it cost
-      // GPT-3's MLP 3-7 µs with 1-CTA-per-SM consumers).
-      detail::XrLoads xl0, xl1;
-      T* const xr_buf = reinterpret_cast<T*>(smem + Smem::kXrOffset);
-      detail::ConsumerBarrier{}();  // (the chunk words are in)
-      if (n_units > 0) detail::xr_issue(p, xr_words, u_begin, tid, xl0);
-      if (n_units > 1) detail::xr_issue(p, xr_words, u_begin + 1, tid, xl1);
-      auto unit = [&](int i, detail::XrLoads& xl) {
-        if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
-        const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
-        // This unit's chunk of X, built while its W lands (buffer i % 2: every warp is past unit i - 2's MMAs).
-        T* const buf = xr_buf + (i % 2) * (Smem::kXBytes / 2);
-        detail::xr_build<T>(p, xl, u_begin + uint32_t(i), tid, buf, u_begin + uint32_t(i) < cpt);
-        const bool next = i + 2 < n_units;
-        if (next && !(p.dt_diag & 64)) detail::xr_issue(p, xr_words, u_begin + uint32_t(i + 2), tid, xl);
-        if constexpr (WG) tma::fence_proxy_async_smem();  // (the wgmmas read it through the async proxy)
-        detail::ConsumerBarrier{}();
-        tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
-        if (tid == 0 && i == 0) stamp(3);
-        detail::mma_chunk<T, MR, WG>(acc, w_st, attention::mma::smem_u32(buf), warp, lane);
-        detail::release_stage<WG>(&empty[i % STAGES], lane);
-        if (next && (p.dt_diag & 64)) detail::xr_issue(p, xr_words, u_begin + uint32_t(i + 2), tid, xl);
-        end_unit(i);
-      };
-      for (int i = 0; i < n_units; i += 2) {
-        unit(i, xl0);
-        if (i + 1 < n_units) unit(i + 1, xl1);
-      }
-    } else {
-      for (int i = 0; i < n_units; ++i) {
-        if (p.pdl_trigger_units > 0 && i == max(0, n_units - p.pdl_trigger_units)) ptx::pdl_launch_dependents();
-        tma::wait(&full[i % STAGES], uint32_t(i / STAGES) & 1u);
-        if (tid == 0) {
-          if (i == 0) stamp(3);
-          if (p.phase_units != 0) {
-            if (i == 1) stamp(4);
-            if (i == 2) stamp(5);
-          } else {
-            if (i == min(3, n_units - 1)) stamp(4);
-            if (i == n_units - 1) stamp(5);
-          }
-        }
-        const uint32_t w_st = ring + uint32_t(i % STAGES) * Smem::kStageBytes;
-        detail::mma_chunk<T, MR, WG>(acc, w_st, w_st + Smem::kWBytes, warp, lane);
-        detail::release_stage<WG>(&empty[i % STAGES], lane);
-        if (tid == 0 && i == 0 && p.phase_units != 0) stamp(6);
-        end_unit(i);
       }
     }
     if (tid == 0) stamp(7);

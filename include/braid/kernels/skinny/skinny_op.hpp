@@ -44,14 +44,6 @@ class SkinnyGemmOp {
 
   void launch(const LaunchCtx& ctx) const;
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
-  // Link a pair: this GEMM (its X is `producer`'s output) builds X from the producer's split-K partials as it
-  // loads it, and the producer only stores its partials and ends -- no reduction at its tail, so the pair's
-  // handover is the producer's last MMA rather than its last tile's reduction. The sums are added in the producer's
-  // order with its activation code: X, and so this GEMM's output, are bit-identical to the unlinked pair. Run the
-  // two in stream order (PDL or not; no tile sync: X is complete only when this GEMM ends, and this GEMM writes it).
-  // Up to 8 rows; the producer's split must cut every tile among 2-8 CTAs (not -dsm or -dt). Both stay linked.
-  // Returns "" or why not (then nothing changed).
-  std::string reduce_x_from(SkinnyGemmOp& producer);
   // Diagnostic: later launches record kSkinnyPhases stamps and the SM per CTA to `stamps` (device memory, ctas() x
   // kSkinnyPhaseSlots values; SkinnyParams::phase_ns) and run the general form; nullptr turns it off.
   void set_phases(unsigned long long* stamps);
