@@ -49,6 +49,13 @@ struct FlashParams {
   // waits for the QKV GEMM done, the key loop's end, the CTA's partial pushed (or stored), the cluster barrier
   // passed, the tile's output stored, the end.
   uint64_t* phase_ns = nullptr;
+  // The decode kernel reading the QKV GEMM's split-K partials (AttentionOp::read_qkv_partials; null: the QKV output):
+  // the skinny QKV GEMM left each cut tile's partials and ended at its last MMA (skinny::SkinnyGemmOp::leave_partials,
+  // skinny::SkinnyPartials says the layout), and each CTA adds the contributors of the elements it reads (its Q rows,
+  // the new K and V rows) in CTA order from 0 -- the GEMM's own reduction order, so the same bits. The CTA that
+  // updates the KV cache also stores the tile's Q, K and V rows to the QKV output (nobody else writes them).
+  const float4* qkv_partials = nullptr;
+  uint32_t qkv_ctas = 0, qkv_tiles = 0, qkv_cpt = 0;  // the QKV GEMM's split: CTAs, 128-column tiles, K-chunks a tile
 };
 
 namespace detail {
@@ -88,6 +95,49 @@ __device__ __forceinline__ const T* key_row(const FlashParams& p, int b, int h, 
            h * kHeadDim;
   return static_cast<const T*>(p.qkv) + uint64_t(b * p.S_new + kp - p.S_cached) * p.qkv_ld +
          (v ? 2 : 1) * uint32_t(p.NH) * kHeadDim + h * kHeadDim;
+}
+
+// QKV tile t's contributors in the QKV GEMM's partials (FlashParams::qkv_partials; skinny::SkinnyPartials): CTAs
+// first .. first + n - 1 (stream-K ownership, as skinny_gemm.cuh's detail::owner), the first one's partial in its slot
+// 1 when the tile is not its first; n == 1: the tile was whole, and the GEMM stored it.
+struct QkvPartialTile {
+  uint32_t first = 0, n = 1;
+  bool slot1 = false;
+  __device__ __forceinline__ QkvPartialTile() = default;
+  __device__ __forceinline__ QkvPartialTile(const FlashParams& p, uint32_t t) {
+    const uint64_t U = uint64_t(p.qkv_tiles) * p.qkv_cpt, G = p.qkv_ctas, c = p.qkv_cpt;
+    first = uint32_t(((t * c + 1) * G - 1) / U);
+    n = uint32_t(((t * c + c) * G - 1) / U) - first + 1;
+    slot1 = (uint64_t(first) * U / G) / c != t;
+  }
+};
+// Eight elements of the QKV output, row m (< 8), columns c0 .. c0 + 7 (in tile pt), as the GEMM stores them: its
+// contributors' partials added in CTA order from 0, rounded to T (the skinny GEMM's epilogue without activation).
+// Element (m, column 16 w + g of the tile) is float 2 (g / 8) + m % 2 of lane 4 (g % 8) + (m % 8) / 2 of warp w's slot.
+template <class T>
+__device__ __forceinline__ uint4 qkv_chunk(const FlashParams& p, const QkvPartialTile& pt, int m, int c0) {
+  if (pt.n == 1) return __ldcg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.qkv) + uint64_t(m) * p.qkv_ld + c0));
+  const float* part = reinterpret_cast<const float*>(p.qkv_partials);
+  constexpr uint32_t kSlotFloats = 8 * 32 * 4;  // 8 warps x 32 lanes x float4
+  float s[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) s[i] = 0.f;
+#pragma unroll
+  for (int q = 0; q < 8; ++q)
+    if (uint32_t(q) < pt.n) {
+      const uint32_t j = pt.first + uint32_t(q), slot = q == 0 && pt.slot1 ? 1u : 0u;
+      const float* base = part + (size_t(j) * 2 + slot) * kSlotFloats;
+      float v[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int cc = (c0 + i) % kHeadDim, w = cc / 16, g = cc % 16;
+        v[i] = __ldcg(base + (w * 32 + (g % 8) * 4 + (m % 8) / 2) * 4 + (g / 8) * 2 + (m % 2));
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i) s[i] += v[i];
+    }
+  using Mma = mma::Mma<T>;  // (pack: each float rounded as cvt rounds it, the GEMM's epilogue)
+  return make_uint4(Mma::pack(s[0], s[1]), Mma::pack(s[2], s[3]), Mma::pack(s[4], s[5]), Mma::pack(s[6], s[7]));
 }
 
 // The KV-cache update: the new tokens q0 .. q0+q_valid-1 of batch b, head h, their K and V rows copied

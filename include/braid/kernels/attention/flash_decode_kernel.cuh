@@ -123,13 +123,33 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const int k_begin = keys.begin, k_end = keys.end;
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
   const T* qkv = static_cast<const T*>(p.qkv);
+  // The QKV GEMM's partials instead of its output (FlashParams::qkv_partials): this head's Q, K and V tiles.
+  // (The lean form only: the general form, which tile sync and traces launch, keeps its registers -- the path cost it
+  // a 32-byte spill; AttentionOp refuses to launch the general form with partials.)
+  const bool xr = kLean && p.qkv_partials != nullptr;
+  detail::QkvPartialTile qt, kt, vt;
+  if (xr) {
+    qt = detail::QkvPartialTile(p, uint32_t(h));
+    kt = detail::QkvPartialTile(p, uint32_t(p.NH + h));
+    vt = detail::QkvPartialTile(p, uint32_t(2 * p.NH + h));
+  }
+
+  // With the partials: the split's new keys' K and V rows, added once before the key loop into shared memory (the
+  // groups' merge area, free until the loop ends: [new key][K, V][16 chunks of 8 dims]) -- not in load(), where the
+  // additions, unrolled for every key slot, took the kernel to 255 registers and spills.
+  const int new_begin = max(k_begin, p.S_cached);
+  uint4* const new_kv = reinterpret_cast<uint4*>(smem_f);
 
   // K and V of this lane's 8 dims of the group's keys of step `st` (zeros past the split's keys).
   auto load = [&](int st, uint4 (&kr)[U], uint4 (&vr)[U]) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int kp = k_begin + st * kStep + u * G + grp;
-      if (kp < k_end) {
+      if (xr && kp >= p.S_cached && kp < k_end) {  // a new key: staged from the partials
+        const uint4* nk = new_kv + (kp - new_begin) * 32;
+        kr[u] = nk[l16];
+        vr[u] = nk[16 + l16];
+      } else if (kp < k_end) {
         kr[u] = __ldcg(reinterpret_cast<const uint4*>(detail::key_row<T>(p, b, h, kp, false)) + l16);
         vr[u] = __ldcg(reinterpret_cast<const uint4*>(detail::key_row<T>(p, b, h, kp, true)) + l16);
       } else {
@@ -170,6 +190,15 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
   stamp(2);
+  const bool staged = xr && ok && k_end > new_begin;  // (the same for every thread of the CTA)
+  if (staged) {
+    for (int c = tid; c < (k_end - new_begin) * 32; c += kThreads) {
+      const int key = c / 32, half = (c / 16) % 2, ch = c % 16;
+      const detail::QkvPartialTile pt = half ? vt : kt;  // (by value: no local memory)
+      new_kv[c] = detail::qkv_chunk<T>(p, pt, b * p.S_new + new_begin + key - p.S_cached, (half + 1) * int(HD) + h * D + 8 * ch);
+    }
+    __syncthreads();
+  }
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 
@@ -178,7 +207,9 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     if (r < q_valid && ok) {
-      detail::unpack8<T>(__ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16), q[r]);
+      detail::unpack8<T>(xr ? detail::qkv_chunk<T>(p, qt, row0 + r, h * D + 8 * l16)
+                            : __ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16),
+                         q[r]);
 #pragma unroll
       for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
     } else {
@@ -266,6 +297,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     }
   }
 
+  if (staged) __syncthreads();  // (every group is done with the staged keys before the merge area is written)
   // Traces: the key loop's end in the CTA that posts the tile, as its mainloop end (what follows is the merge).
   const uint64_t t_loop = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
   stamp(3);
@@ -360,7 +392,20 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   stamp(6);
   // The KV-cache update: one split copies the new tokens' K and V rows of this tile to their positions
   // (the last one when clustered: split 0 merges meanwhile).
-  if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
+  if (xr && ok && split == (clustered ? p.splits - 1 : 0)) {
+    // From the partials (stream order: the QKV GEMM has ended): the tile's Q, K and V rows to the QKV output where the
+    // GEMM left them as partials, and the new K and V rows to the cache.
+    for (int c = tid; c < q_valid * 48; c += kThreads) {
+      const int qi = c / 48, part = (c / 16) % 3, ch = c % 16, m = row0 + qi;
+      const detail::QkvPartialTile pt = part == 0 ? qt : part == 1 ? kt : vt;  // (by value: no local memory)
+      const int col = part * int(HD) + h * D + 8 * ch;
+      const uint4 v = detail::qkv_chunk<T>(p, pt, m, col);
+      if (pt.n > 1) *reinterpret_cast<uint4*>(const_cast<T*>(qkv) + uint64_t(m) * p.qkv_ld + col) = v;
+      if (p.write_cache && part > 0)
+        *(reinterpret_cast<uint4*>(static_cast<T*>(part == 2 ? p.v_cache : p.k_cache) + uint64_t(b) * p.cache_bstride +
+                                   uint64_t(p.S_cached + q0 + qi) * p.cache_ld + h * D) + ch) = v;
+    }
+  } else if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
     const bool kv_ready = qkv_done || wait_kv(uint32_t(row0), uint32_t(row0 + q_valid - 1));
     if (kv_ready) detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }
