@@ -111,6 +111,26 @@ struct QkvPartialTile {
     slot1 = (uint64_t(first) * U / G) / c != t;
   }
 };
+// Element (row m < 8, column c, in tile pt) of the QKV output as a float, as the GEMM stores it (see qkv_chunk).
+template <class T>
+__device__ __forceinline__ float qkv_value(const FlashParams& p, const QkvPartialTile& pt, int m, int c) {
+  if (pt.n == 1) return float(static_cast<const T*>(p.qkv)[uint64_t(m) * p.qkv_ld + c]);
+  const float* part = reinterpret_cast<const float*>(p.qkv_partials);
+  const int cc = c % kHeadDim, w = cc / 16, g = cc % 16;
+  const int off = (w * 32 + (g % 8) * 4 + (m % 8) / 2) * 4 + (g / 8) * 2 + (m % 2);
+  float v[8];
+#pragma unroll
+  for (int q = 0; q < 8; ++q)
+    if (uint32_t(q) < pt.n) {
+      const uint32_t j = pt.first + uint32_t(q), slot = q == 0 && pt.slot1 ? 1u : 0u;
+      v[q] = __ldcg(part + (size_t(j) * 2 + slot) * (8 * 32 * 4) + off);
+    }
+  float s = 0.f;
+#pragma unroll
+  for (int q = 0; q < 8; ++q)
+    if (uint32_t(q) < pt.n) s += v[q];
+  return float(mma::Mma<T>::cvt(s));
+}
 // Eight elements of the QKV output, row m (< 8), columns c0 .. c0 + 7 (in tile pt), as the GEMM stores them: its
 // contributors' partials added in CTA order from 0, rounded to T (the skinny GEMM's epilogue without activation).
 // Element (m, column 16 w + g of the tile) is float 2 (g / 8) + m % 2 of lane 4 (g % 8) + (m % 8) / 2 of warp w's slot.

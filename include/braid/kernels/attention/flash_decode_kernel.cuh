@@ -134,11 +134,13 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     vt = detail::QkvPartialTile(p, uint32_t(2 * p.NH + h));
   }
 
-  // With the partials: the split's new keys' K and V rows, added once before the key loop into shared memory (the
-  // groups' merge area, free until the loop ends: [new key][K, V][16 chunks of 8 dims]) -- not in load(), where the
-  // additions, unrolled for every key slot, took the kernel to 255 registers and spills.
+  // With the partials, added once per CTA before the key loop into shared memory (the groups' merge area, free until
+  // the loop ends): the split's new keys' K and V rows ([new key][K, V][16 chunks of 8 dims]; not in load(), where the
+  // additions, unrolled for every key slot, took the kernel to 255 registers and spills), then the tile's Q rows
+  // ([row][128] floats; each of the CTA's 16-lane groups reads all of Q: adding it per group sent 16 times the loads).
   const int new_begin = max(k_begin, p.S_cached);
   uint4* const new_kv = reinterpret_cast<uint4*>(smem_f);
+  float* const q_s = reinterpret_cast<float*>(new_kv + kDecodeMaxRows * 32);
 
   // K and V of this lane's 8 dims of the group's keys of step `st` (zeros past the split's keys).
   auto load = [&](int st, uint4 (&kr)[U], uint4 (&vr)[U]) {
@@ -190,8 +192,9 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
   stamp(2);
-  const bool staged = xr && ok && k_end > new_begin;  // (the same for every thread of the CTA)
+  const bool staged = xr && ok;  // (the same for every thread of the CTA)
   if (staged) {
+    for (int e = tid; e < q_valid * D; e += kThreads) q_s[e] = detail::qkv_value<T>(p, qt, row0 + e / D, h * D + e % D);
     for (int c = tid; c < (k_end - new_begin) * 32; c += kThreads) {
       const int key = c / 32, half = (c / 16) % 2, ch = c % 16;
       const detail::QkvPartialTile pt = half ? vt : kt;  // (by value: no local memory)
@@ -207,9 +210,12 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     if (r < q_valid && ok) {
-      detail::unpack8<T>(xr ? detail::qkv_chunk<T>(p, qt, row0 + r, h * D + 8 * l16)
-                            : __ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16),
-                         q[r]);
+      if (staged) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) q[r][i] = q_s[r * D + 8 * l16 + i];
+      } else {
+        detail::unpack8<T>(__ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16), q[r]);
+      }
 #pragma unroll
       for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
     } else {
