@@ -1,6 +1,7 @@
 #include "braid/kernels/attention/attention_op.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "braid/kernels/attention/flash_decode_kernel.cuh"
@@ -351,6 +352,7 @@ std::string AttentionOp::read_qkv_partials(const skinny::SkinnyPartials& q) {
       return "read_qkv_partials: the QKV GEMM cuts tile " + std::to_string(t) + " among " + std::to_string(n) +
              " CTAs (at most 8)";
   }
+  if (const char* d = std::getenv("BRAID_ATTN_XR_DIAG")) i.p.xr_diag = std::atoi(d);  // (diagnosis: FlashParams)
   i.p.qkv_partials = q.partials;
   i.p.qkv_ctas = q.ctas;
   i.p.qkv_tiles = q.tiles;

@@ -56,6 +56,9 @@ struct FlashParams {
   // updates the KV cache also stores the tile's Q, K and V rows to the QKV output (nobody else writes them).
   const float4* qkv_partials = nullptr;
   uint32_t qkv_ctas = 0, qkv_tiles = 0, qkv_cpt = 0;  // the QKV GEMM's split: CTAs, 128-column tiles, K-chunks a tile
+  // Diagnosis (BRAID_ATTN_XR_DIAG, read by read_qkv_partials; wrong output, for timing): 1 no Q staging, 2 no new-key
+  // staging, 4 no Q/K/V rows and cache writes at the end.
+  int xr_diag = 0;
 };
 
 namespace detail {
@@ -111,7 +114,10 @@ struct QkvPartialTile {
     slot1 = (uint64_t(first) * U / G) / c != t;
   }
 };
-// Element (row m < 8, column c, in tile pt) of the QKV output as a float, as the GEMM stores it (see qkv_chunk).
+// Element (row m < 8, column c, in tile pt) of the QKV output as a float, as the GEMM stores it: its contributors'
+// partials added in CTA order from 0, rounded to T (the skinny GEMM's epilogue without activation); all n loads in
+// flight at once. Element (m, column 16 w + g of the tile) is float 2 (g / 8) + m % 2 of lane 4 (g % 8) + (m % 8) / 2
+// of warp w's slot.
 template <class T>
 __device__ __forceinline__ float qkv_value(const FlashParams& p, const QkvPartialTile& pt, int m, int c) {
   if (pt.n == 1) return float(static_cast<const T*>(p.qkv)[uint64_t(m) * p.qkv_ld + c]);
@@ -131,35 +137,6 @@ __device__ __forceinline__ float qkv_value(const FlashParams& p, const QkvPartia
     if (uint32_t(q) < pt.n) s += v[q];
   return float(mma::Mma<T>::cvt(s));
 }
-// Eight elements of the QKV output, row m (< 8), columns c0 .. c0 + 7 (in tile pt), as the GEMM stores them: its
-// contributors' partials added in CTA order from 0, rounded to T (the skinny GEMM's epilogue without activation).
-// Element (m, column 16 w + g of the tile) is float 2 (g / 8) + m % 2 of lane 4 (g % 8) + (m % 8) / 2 of warp w's slot.
-template <class T>
-__device__ __forceinline__ uint4 qkv_chunk(const FlashParams& p, const QkvPartialTile& pt, int m, int c0) {
-  if (pt.n == 1) return __ldcg(reinterpret_cast<const uint4*>(static_cast<const T*>(p.qkv) + uint64_t(m) * p.qkv_ld + c0));
-  const float* part = reinterpret_cast<const float*>(p.qkv_partials);
-  constexpr uint32_t kSlotFloats = 8 * 32 * 4;  // 8 warps x 32 lanes x float4
-  float s[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) s[i] = 0.f;
-#pragma unroll
-  for (int q = 0; q < 8; ++q)
-    if (uint32_t(q) < pt.n) {
-      const uint32_t j = pt.first + uint32_t(q), slot = q == 0 && pt.slot1 ? 1u : 0u;
-      const float* base = part + (size_t(j) * 2 + slot) * kSlotFloats;
-      float v[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const int cc = (c0 + i) % kHeadDim, w = cc / 16, g = cc % 16;
-        v[i] = __ldcg(base + (w * 32 + (g % 8) * 4 + (m % 8) / 2) * 4 + (g / 8) * 2 + (m % 2));
-      }
-#pragma unroll
-      for (int i = 0; i < 8; ++i) s[i] += v[i];
-    }
-  using Mma = mma::Mma<T>;  // (pack: each float rounded as cvt rounds it, the GEMM's epilogue)
-  return make_uint4(Mma::pack(s[0], s[1]), Mma::pack(s[2], s[3]), Mma::pack(s[4], s[5]), Mma::pack(s[6], s[7]));
-}
-
 // The KV-cache update: the new tokens q0 .. q0+q_valid-1 of batch b, head h, their K and V rows copied
 // from the QKV output to positions S_cached + q0 .. of the cache (the caller waited for those rows).
 template <class T>
