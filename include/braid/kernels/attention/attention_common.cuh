@@ -52,12 +52,13 @@ struct FlashParams {
   // The decode kernel reading the QKV GEMM's split-K partials (AttentionOp::read_qkv_partials; null: the QKV output):
   // the skinny QKV GEMM left each cut tile's partials and ended at its last MMA (skinny::SkinnyGemmOp::leave_partials,
   // skinny::SkinnyPartials says the layout), and each CTA adds the contributors of the elements it reads (its Q rows,
-  // the new K and V rows) in CTA order from 0 -- the GEMM's own reduction order, so the same bits. The CTA that
-  // updates the KV cache also stores the tile's Q, K and V rows to the QKV output (nobody else writes them).
+  // the new K and V rows) in CTA order from 0 -- the GEMM's own reduction order, so the same bits. Split 0 stores
+  // the tile's Q rows to the QKV output, and the CTAs that stage the tile's new keys their K and V rows and the
+  // cache's (nobody else writes them).
   const float4* qkv_partials = nullptr;
   uint32_t qkv_ctas = 0, qkv_tiles = 0, qkv_cpt = 0;  // the QKV GEMM's split: CTAs, 128-column tiles, K-chunks a tile
   // Diagnosis (BRAID_ATTN_XR_DIAG, read by read_qkv_partials; wrong output, for timing): 1 no Q staging, 2 no new-key
-  // staging, 4 no Q/K/V rows and cache writes at the end.
+  // staging, 4 no K/V rows and cache writes.
   int xr_diag = 0;
 };
 

@@ -194,8 +194,15 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   stamp(2);
   const bool staged = xr && ok;  // (the same for every thread of the CTA)
   if (staged) {
+    // Nobody else writes the rows the QKV GEMM left as partials: split 0 stores the tile's Q rows, and the split that
+    // stages a new key of this tile's rows its K and V rows (and the cache's) -- stores as the values come, not a
+    // round trip at the end.
     if (!(p.xr_diag & 1))
-      for (int e = tid; e < q_valid * D; e += kThreads) q_s[e] = detail::qkv_value<T>(p, qt, row0 + e / D, h * D + e % D);
+      for (int e = tid; e < q_valid * D; e += kThreads) {
+        const float v = detail::qkv_value<T>(p, qt, row0 + e / D, h * D + e % D);
+        q_s[e] = v;
+        if (split == 0 && qt.n > 1) const_cast<T*>(qkv)[uint64_t(row0 + e / D) * p.qkv_ld + h * D + e % D] = T(v);
+      }
     // (element by element, every thread's loads in flight at once: a thread adding 8 elements' contributors in turn
     // waited for one round trip per contributor -- ~8 µs at the end of the layer)
     T* const new_kv_t = reinterpret_cast<T*>(new_kv);
@@ -203,7 +210,15 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
       for (int e = tid; e < (k_end - new_begin) * 2 * D; e += kThreads) {
         const int key = e / (2 * D), half = (e / D) % 2, d = e % D;
         const detail::QkvPartialTile pt = half ? vt : kt;  // (by value: no local memory)
-        new_kv_t[e] = T(detail::qkv_value<T>(p, pt, b * p.S_new + new_begin + key - p.S_cached, (half + 1) * int(HD) + h * D + d));
+        const int qi = new_begin + key - p.S_cached - q0, col = (half + 1) * int(HD) + h * D + d;  // qi: row in the tile
+        const T v = T(detail::qkv_value<T>(p, pt, row0 + qi, col));
+        new_kv_t[e] = v;
+        if (qi >= 0 && qi < q_valid && !(p.xr_diag & 4)) {  // a key of this tile's own rows
+          if (pt.n > 1) const_cast<T*>(qkv)[uint64_t(row0 + qi) * p.qkv_ld + col] = v;
+          if (p.write_cache)
+            static_cast<T*>(half ? p.v_cache : p.k_cache)[uint64_t(b) * p.cache_bstride +
+                                                          uint64_t(p.S_cached + q0 + qi) * p.cache_ld + h * D + d] = v;
+        }
       }
     __syncthreads();
   }
@@ -403,21 +418,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   stamp(6);
   // The KV-cache update: one split copies the new tokens' K and V rows of this tile to their positions
   // (the last one when clustered: split 0 merges meanwhile).
-  if (xr && ok && split == (clustered ? p.splits - 1 : 0)) {
-    // From the partials (stream order: the QKV GEMM has ended), element by element: the tile's Q, K and V rows to the
-    // QKV output where the GEMM left them as partials, and the new K and V rows to the cache.
-    if (!(p.xr_diag & 4))
-      for (int e = tid; e < q_valid * 3 * D; e += kThreads) {
-        const int qi = e / (3 * D), part = (e / D) % 3, d = e % D, m = row0 + qi;
-        const detail::QkvPartialTile pt = part == 0 ? qt : part == 1 ? kt : vt;  // (by value: no local memory)
-        const int col = part * int(HD) + h * D + d;
-        const T v = T(detail::qkv_value<T>(p, pt, m, col));
-        if (pt.n > 1) const_cast<T*>(qkv)[uint64_t(m) * p.qkv_ld + col] = v;
-        if (p.write_cache && part > 0)
-          static_cast<T*>(part == 2 ? p.v_cache : p.k_cache)[uint64_t(b) * p.cache_bstride +
-                                                              uint64_t(p.S_cached + q0 + qi) * p.cache_ld + h * D + d] = v;
-      }
-  } else if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
+  if (!xr && p.write_cache && split == (clustered ? p.splits - 1 : 0)) {  // (-xr: written as staged, above)
     const bool kv_ready = qkv_done || wait_kv(uint32_t(row0), uint32_t(row0 + q_valid - 1));
     if (kv_ready) detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }
