@@ -636,18 +636,6 @@ int main(int argc, char** argv) {
         v.attn.late_trigger = true;
         variants.push_back(v);
       }
-    // Decode with a skinny QKV GEMM in stream order (PDL or not): also with the attention adding the QKV GEMM's split-K
-    // partials itself (-xr), so the GEMM ends at its last MMA. Only where it can (up to 8 QKV rows, partials in
-    // global memory, at most 8 contributors a tile: AttentionOp::read_qkv_partials).
-    for (size_t i = 0, n = variants.size(); i < n; ++i) {
-      const AttentionBlockVariant& x = variants[i];
-      if (x.ordering == Ordering::StreamOrder && x.fused && x.attn.decode && x.qkv.is_skinny && !x.qkv.skinny_config.dsmem &&
-          x.qkv.skinny_config.dyn_tail == 0 && cs.decode && cs.B <= 8 && !x.x_reduced) {
-        AttentionBlockVariant v = x;
-        v.x_reduced = true;
-        variants.push_back(v);
-      }
-    }
     // The paper's chain (P, softmax-dropout, R.V as three kernels), same GEMM configurations.
     for (const char* n : {"unfused-stream", "unfused-tilesync-pdl", "unfused-rowsync-pdl", "unfused-stridedsync-pdl"}) {
       AttentionBlockVariant v = AttentionBlockVariant::parse(n);
@@ -681,7 +669,6 @@ int main(int argc, char** argv) {
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
           sv.dynamic = false;
-          sv.x_reduced = false;
           AttentionBlock ref(prob, sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, n_y * 2, s));
           ref.run(s);
@@ -704,8 +691,7 @@ int main(int argc, char** argv) {
           best_us = us;
           best_name = name;
         }
-        // (-xr runs the attention's lean form only, which records no phases or traces)
-        if (std::getenv("BRAID_ATTN_PHASES") != nullptr && v.fused && !v.x_reduced && (v.attn.decode || (v.attn.hopper && v.ordering == Ordering::StreamOrder))) {
+        if (std::getenv("BRAID_ATTN_PHASES") != nullptr && v.fused && (v.attn.decode || (v.attn.hopper && v.ordering == Ordering::StreamOrder))) {
           AttentionPhases ph(prob.NH, prob.B, prob.S_new, v.attn.decode);
           AttentionBlockProblem pp = prob;
           pp.attn_phase_ns = ph.d;
@@ -717,7 +703,7 @@ int main(int argc, char** argv) {
         }
         if (std::getenv("BRAID_SKINNY_PHASES") != nullptr && v.fused && v.qkv.is_skinny && v.out.is_skinny)
           print_skinny_phases(prob, v, timer, s, name);
-        if (!trace_dir.empty() && !v.x_reduced && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
+        if (!trace_dir.empty() && (v.ordering != Ordering::StreamOrder || v.pdl_only)) {
           AttentionBlock tb(prob, v, ChainOptions{true, v.weights_first, 10000, true});
           // BRAID_TRACE_EVICT (diagnostic): the traced run after an L2 eviction, as every timed run starts;
           // BRAID_TRACE_GRAPH: ... and replayed from a CUDA graph of the chain, as the timed runs are.

@@ -1,7 +1,6 @@
 #include "braid/kernels/attention/attention_op.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "braid/kernels/attention/flash_decode_kernel.cuh"
@@ -335,30 +334,6 @@ int AttentionOp::ctas() const {
 }
 int AttentionOp::splits() const { return ready(impl_).p.splits; }
 const AttentionArgs& AttentionOp::args() const { return ready(impl_).args; }
-
-std::string AttentionOp::read_qkv_partials(const skinny::SkinnyPartials& q) {
-  if (!impl_) return "read_qkv_partials: prepare the attention first";
-  Impl& i = *impl_;
-  if (!i.config.decode) return "read_qkv_partials: the decode kernel only (d<warps>...)";
-  const int M = i.args.B * i.args.S_new;
-  if (M > 8) return "read_qkv_partials: up to 8 QKV rows (B x S_new = " + std::to_string(M) + ")";
-  if (q.partials == nullptr || q.ctas == 0 || q.cpt == 0) return "read_qkv_partials: no partials";
-  if (q.tiles != uint32_t(3 * i.args.NH))
-    return "read_qkv_partials: the QKV GEMM's tiles (" + std::to_string(q.tiles) + ") must be its 3 x NH heads of 128";
-  const uint64_t U = uint64_t(q.tiles) * q.cpt, G = q.ctas;
-  for (uint64_t t = 0; t < q.tiles; ++t) {  // (detail::qkv_chunk adds at most 8 contributors)
-    const uint64_t n = ((t * q.cpt + q.cpt) * G - 1) / U - ((t * q.cpt + 1) * G - 1) / U + 1;
-    if (n > 8)
-      return "read_qkv_partials: the QKV GEMM cuts tile " + std::to_string(t) + " among " + std::to_string(n) +
-             " CTAs (at most 8)";
-  }
-  if (const char* d = std::getenv("BRAID_ATTN_XR_DIAG")) i.p.xr_diag = std::atoi(d);  // (diagnosis: FlashParams)
-  i.p.qkv_partials = q.partials;
-  i.p.qkv_ctas = q.ctas;
-  i.p.qkv_tiles = q.tiles;
-  i.p.qkv_cpt = q.cpt;
-  return "";
-}
 const AttentionConfig& AttentionOp::config() const { return ready(impl_).config; }
 std::string AttentionOp::name() const {
   return std::string("attention-") + hopper::dtype_name(ready(impl_).args.dtype) + "-" + ready(impl_).config.name();
@@ -370,9 +345,6 @@ static void launch_form(const AttentionOp::Impl& i, const LaunchCtx& ctx) {
   const bool lean = hopper::launch_fits_lean_form(ctx.params) &&
                     (i.kernel90 ? i.lean90 != nullptr : i.lean != nullptr && i.p.phase_ns == nullptr);
   if (lean) hopper::note_lean_form_launch();
-  if (!lean && i.p.qkv_partials != nullptr)  // (the general form compiles that path out: flash_decode_kernel.cuh)
-    throw std::invalid_argument("attention::AttentionOp: reading the QKV GEMM's partials runs the lean form only "
-                                "(no traces or phase stamps)");
   if (i.kernel90) {
     // -lt: the trigger moves from the block's start (begin_block) to the end of its key loop (the kernel).
     FlashSm90Params p90 = i.p90;
@@ -399,8 +371,6 @@ void AttentionOp::launch(const LaunchCtx& ctx) const {
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("attention::AttentionOp: tiles follow the launch grid (no dynamic order)");
   if (sp.has(kSync) && sp.num_inputs != 1)
     throw std::invalid_argument("attention::AttentionOp: exactly one producer (the QKV stage) when synchronized");
-  if (sp.has(kSync) && i.p.qkv_partials != nullptr)
-    throw std::invalid_argument("attention::AttentionOp: reading the QKV GEMM's partials is for stream order only");
   launch_form(i, ctx);
 }
 

@@ -271,9 +271,9 @@ static void launch_late_trigger(const SkinnyGemmOp::Impl& i, const LaunchCtx& ct
   SkinnyParams p = i.p;
   p.pdl_trigger_units = trigger_lead_units(i.ctas);
   // BRAID_SKINNY_NO_REDUCE (diagnosis, wrong output): a GEMM that triggers a dependent skips its split-K reduction
-  // (SkinnyParams::partials_only with no consumer adding them; not the cluster reduction).
+  // (SkinnyParams::dt_diag bit 16; not the cluster reduction).
   static const bool no_reduce = std::getenv("BRAID_SKINNY_NO_REDUCE") != nullptr;
-  if (no_reduce) p.partials_only = 1;
+  if (no_reduce) p.dt_diag |= 16;
   StageParams late = ctx.params;
   late.flags &= ~kPdlTrigger;
   launch_kernel_clustered(LaunchCtx{ctx.stream, ctx.pdl, late}, kernel, dim3(uint32_t(i.ctas)), dim3(kGemmThreads), i.smem,
@@ -287,9 +287,6 @@ void SkinnyGemmOp::launch(const LaunchCtx& ctx) const {
     throw std::invalid_argument("skinny::SkinnyGemmOp: the stage's grid/tile shape is not this op's");
   if (sp.has(kDynamicOrder)) throw std::invalid_argument("skinny::SkinnyGemmOp: tiles follow the stream-K order");
   if (sp.has(kSync) && sp.num_inputs > 1) throw std::invalid_argument("skinny::SkinnyGemmOp: only X may be produced");
-  if (sp.has(kSync) && i.p.partials_only)
-    throw std::invalid_argument("skinny::SkinnyGemmOp: a GEMM that leaves its partials (leave_partials) posts no tiles: "
-                                "run it in stream order");
   launch_late_trigger(i, ctx);
 }
 
@@ -302,18 +299,6 @@ void SkinnyGemmOp::run(cudaStream_t s, bool pdl, bool trigger) const {
   launch_late_trigger(i, LaunchCtx{s, pdl, sp});
 }
 
-
-std::string SkinnyGemmOp::leave_partials(SkinnyPartials& out) {
-  if (!impl_) return "leave_partials: prepare the GEMM first";
-  Impl& g = *impl_;
-  if (g.args.M > 8) return "leave_partials: up to 8 rows (one row block of partials; M=" + std::to_string(g.args.M) + ")";
-  if (g.config.dsmem || g.config.dyn_tail > 0)
-    return "leave_partials: the split-K partials must stay in global memory in CTA slots (not -dsm or -dt)";
-  if (g.args.act != hopper::Activation::None) return "leave_partials: only without an activation";
-  g.p.partials_only = 1;
-  out = SkinnyPartials{g.partials, uint32_t(g.ctas), uint32_t(g.p.tiles), uint32_t(g.p.chunks_per_tile)};
-  return "";
-}
 
 void SkinnyGemmOp::set_phases(unsigned long long* stamps) {
   if (!impl_) throw std::logic_error("skinny::SkinnyGemmOp::set_phases before a successful prepare()");

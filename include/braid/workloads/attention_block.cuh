@@ -69,20 +69,16 @@ struct AttentionBlockVariant {
   // false: the paper's chain -- P = Q.K^T, R = dropout(softmax(P)), T = R.V as three kernels
   // (unfused_kernels.cuh) instead of the fused attention kernel; names get the prefix "unfused-".
   bool fused = true;
-  // "-xr" (stream order, decode kernel, skinny QKV GEMM, up to 8 QKV rows): the QKV GEMM leaves its split-K partials and
-  // ends at its last MMA, and the decode attention adds the ones it reads (skinny::SkinnyGemmOp::leave_partials,
-  // attention::AttentionOp::read_qkv_partials) -- no reduction tail between the two kernels; the same bits.
-  bool x_reduced = false;
 
   static const char* sync_name(Sync s) {
     return s == Sync::RowSync ? "rowsync" : s == Sync::StridedSync ? "stridedsync" : "tilesync";
   }
   std::string name() const {
     const std::string pre = fused ? "" : "unfused-";
-    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream") + (x_reduced ? "-xr" : "");
+    if (ordering == Ordering::StreamOrder) return pre + (pdl_only ? "pdl-only" : "stream");
     return pre + sync_name(sync) + "-" + ordering_name(ordering) + (weights_first ? "" : "-noR") + (dynamic ? "-dyn" : "");
   }
-  // The inverse of name(): [unfused-]stream[-xr], [unfused-]pdl-only[-xr],
+  // The inverse of name(): [unfused-]stream, [unfused-]pdl-only,
   // [unfused-]<tilesync|rowsync|stridedsync>-<ordering>[-noR][-dyn].
   static AttentionBlockVariant parse(const std::string& full) {
     AttentionBlockVariant v;
@@ -90,10 +86,6 @@ struct AttentionBlockVariant {
     if (text.rfind("unfused-", 0) == 0) {
       v.fused = false;
       text = text.substr(8);
-    }
-    if (text == "stream-xr" || text == "pdl-only-xr") {
-      v.x_reduced = true;
-      text.resize(text.size() - 3);
     }
     if (text == "stream" || text == "pdl-only") {
       v.ordering = Ordering::StreamOrder;
@@ -146,17 +138,6 @@ class AttentionBlock {
     a.phase_ns = p.attn_phase_ns;
     if (v.fused) {
       if (auto why = attn_.prepare(a, v.attn); !why.empty()) throw PlanError("AttentionBlock attention: " + why);
-      if (v.x_reduced) {
-        if (v.ordering != Ordering::StreamOrder || !v.qkv.is_skinny)
-          throw PlanError("AttentionBlock " + v.name() + ": -xr needs stream order and a skinny QKV GEMM");
-        skinny::SkinnyPartials parts;
-        if (auto why = qkv_.skinny_op().leave_partials(parts); !why.empty())
-          throw PlanError("AttentionBlock " + v.name() + " QKV GEMM: " + why);
-        if (auto why = attn_.read_qkv_partials(parts); !why.empty())
-          throw PlanError("AttentionBlock " + v.name() + " attention: " + why);
-      }
-    } else if (v.x_reduced) {
-      throw PlanError("AttentionBlock " + v.name() + ": -xr is for the fused decode kernel");
     } else if (auto why = unfused_.prepare(a); !why.empty()) {
       throw PlanError("AttentionBlock unfused attention: " + why);
     }

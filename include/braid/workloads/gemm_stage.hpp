@@ -40,7 +40,6 @@ class GemmStage {
   int ctas() const { return choice_.is_skinny ? skinny_.ctas() : hopper_.ctas(); }
   int occupancy() const { return choice_.is_skinny ? skinny_.ctas_per_sm() : 1; }
   const GemmChoice& choice() const { return choice_; }
-  skinny::SkinnyGemmOp& skinny_op() { return skinny_; }  // (a skinny choice: leave_partials)
   // Diagnostic: the skinny GEMM's per-CTA phase stamps (SkinnyGemmOp::set_phases); a Hopper GEMM records none.
   void set_skinny_phases(unsigned long long* stamps) {
     if (choice_.is_skinny) skinny_.set_phases(stamps);

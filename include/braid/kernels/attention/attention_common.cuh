@@ -49,17 +49,6 @@ struct FlashParams {
   // waits for the QKV GEMM done, the key loop's end, the CTA's partial pushed (or stored), the cluster barrier
   // passed, the tile's output stored, the end.
   uint64_t* phase_ns = nullptr;
-  // The decode kernel reading the QKV GEMM's split-K partials (AttentionOp::read_qkv_partials; null: the QKV output):
-  // the skinny QKV GEMM left each cut tile's partials and ended at its last MMA (skinny::SkinnyGemmOp::leave_partials,
-  // skinny::SkinnyPartials says the layout), and each CTA adds the contributors of the elements it reads (its Q rows,
-  // the new K and V rows) in CTA order from 0 -- the GEMM's own reduction order, so the same bits. Split 0 stores
-  // the tile's Q rows to the QKV output, and the CTAs that stage the tile's new keys their K and V rows and the
-  // cache's (nobody else writes them).
-  const float4* qkv_partials = nullptr;
-  uint32_t qkv_ctas = 0, qkv_tiles = 0, qkv_cpt = 0;  // the QKV GEMM's split: CTAs, 128-column tiles, K-chunks a tile
-  // Diagnosis (BRAID_ATTN_XR_DIAG, read by read_qkv_partials; wrong output, for timing): 1 no Q staging, 2 no new-key
-  // staging, 4 no K/V rows and cache writes.
-  int xr_diag = 0;
 };
 
 namespace detail {
@@ -101,43 +90,6 @@ __device__ __forceinline__ const T* key_row(const FlashParams& p, int b, int h, 
          (v ? 2 : 1) * uint32_t(p.NH) * kHeadDim + h * kHeadDim;
 }
 
-// QKV tile t's contributors in the QKV GEMM's partials (FlashParams::qkv_partials; skinny::SkinnyPartials): CTAs
-// first .. first + n - 1 (stream-K ownership, as skinny_gemm.cuh's detail::owner), the first one's partial in its slot
-// 1 when the tile is not its first; n == 1: the tile was whole, and the GEMM stored it.
-struct QkvPartialTile {
-  uint32_t first = 0, n = 1;
-  bool slot1 = false;
-  __device__ __forceinline__ QkvPartialTile() = default;
-  __device__ __forceinline__ QkvPartialTile(const FlashParams& p, uint32_t t) {
-    const uint64_t U = uint64_t(p.qkv_tiles) * p.qkv_cpt, G = p.qkv_ctas, c = p.qkv_cpt;
-    first = uint32_t(((t * c + 1) * G - 1) / U);
-    n = uint32_t(((t * c + c) * G - 1) / U) - first + 1;
-    slot1 = (uint64_t(first) * U / G) / c != t;
-  }
-};
-// Element (row m < 8, column c, in tile pt) of the QKV output as a float, as the GEMM stores it: its contributors'
-// partials added in CTA order from 0, rounded to T (the skinny GEMM's epilogue without activation); all n loads in
-// flight at once. Element (m, column 16 w + g of the tile) is float 2 (g / 8) + m % 2 of lane 4 (g % 8) + (m % 8) / 2
-// of warp w's slot.
-template <class T>
-__device__ __forceinline__ float qkv_value(const FlashParams& p, const QkvPartialTile& pt, int m, int c) {
-  if (pt.n == 1) return float(static_cast<const T*>(p.qkv)[uint64_t(m) * p.qkv_ld + c]);
-  const float* part = reinterpret_cast<const float*>(p.qkv_partials);
-  const int cc = c % kHeadDim, w = cc / 16, g = cc % 16;
-  const int off = (w * 32 + (g % 8) * 4 + (m % 8) / 2) * 4 + (g / 8) * 2 + (m % 2);
-  float v[8];
-#pragma unroll
-  for (int q = 0; q < 8; ++q)
-    if (uint32_t(q) < pt.n) {
-      const uint32_t j = pt.first + uint32_t(q), slot = q == 0 && pt.slot1 ? 1u : 0u;
-      v[q] = __ldcg(part + (size_t(j) * 2 + slot) * (8 * 32 * 4) + off);
-    }
-  float s = 0.f;
-#pragma unroll
-  for (int q = 0; q < 8; ++q)
-    if (uint32_t(q) < pt.n) s += v[q];
-  return float(mma::Mma<T>::cvt(s));
-}
 // The KV-cache update: the new tokens q0 .. q0+q_valid-1 of batch b, head h, their K and V rows copied
 // from the QKV output to positions S_cached + q0 .. of the cache (the caller waited for those rows).
 template <class T>

@@ -16,7 +16,6 @@
 
 #include "braid/core/stage.cuh"
 #include "braid/kernels/hopper/gemm_config.hpp"
-#include "braid/kernels/skinny/skinny_op.hpp"
 
 namespace braid {
 struct LaunchCtx;
@@ -106,11 +105,6 @@ class AttentionOp {
 
   void launch(const LaunchCtx& ctx) const;  // as a stage of a braid::Chain
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
-  // The decode kernel: read the QKV GEMM's split-K partials (skinny::SkinnyGemmOp::leave_partials) instead of its
-  // output, adding each element's contributors as the GEMM's reduction would (the same bits); the CTAs also store
-  // the rows the GEMM left as partials to the QKV output, and the new K and V rows to the cache. Stream order only (no waits on the QKV
-  // GEMM's tiles: it posts none). "" or why not.
-  std::string read_qkv_partials(const skinny::SkinnyPartials& qkv);
 
   struct Impl;
 

@@ -123,35 +123,13 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   const int k_begin = keys.begin, k_end = keys.end;
   const int n_steps = k_end > k_begin ? (k_end - k_begin + kStep - 1) / kStep : 0;
   const T* qkv = static_cast<const T*>(p.qkv);
-  // The QKV GEMM's partials instead of its output (FlashParams::qkv_partials): this head's Q, K and V tiles.
-  // (The lean form only: the general form, which tile sync and traces launch, keeps its registers -- the path cost it
-  // a 32-byte spill; AttentionOp refuses to launch the general form with partials.)
-  const bool xr = kLean && p.qkv_partials != nullptr;
-  detail::QkvPartialTile qt, kt, vt;
-  if (xr) {
-    qt = detail::QkvPartialTile(p, uint32_t(h));
-    kt = detail::QkvPartialTile(p, uint32_t(p.NH + h));
-    vt = detail::QkvPartialTile(p, uint32_t(2 * p.NH + h));
-  }
-
-  // With the partials, added once per CTA before the key loop into shared memory (the groups' merge area, free until
-  // the loop ends): the split's new keys' K and V rows ([new key][K, V][16 chunks of 8 dims]; not in load(), where the
-  // additions, unrolled for every key slot, took the kernel to 255 registers and spills), then the tile's Q rows
-  // ([row][128] floats; each of the CTA's 16-lane groups reads all of Q: adding it per group sent 16 times the loads).
-  const int new_begin = max(k_begin, p.S_cached);
-  uint4* const new_kv = reinterpret_cast<uint4*>(smem_f);
-  float* const q_s = reinterpret_cast<float*>(new_kv + kDecodeMaxRows * 32);
 
   // K and V of this lane's 8 dims of the group's keys of step `st` (zeros past the split's keys).
   auto load = [&](int st, uint4 (&kr)[U], uint4 (&vr)[U]) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int kp = k_begin + st * kStep + u * G + grp;
-      if (xr && kp >= p.S_cached && kp < k_end) {  // a new key: staged from the partials
-        const uint4* nk = new_kv + (kp - new_begin) * 32;
-        kr[u] = nk[l16];
-        vr[u] = nk[16 + l16];
-      } else if (kp < k_end) {
+      if (kp < k_end) {
         kr[u] = __ldcg(reinterpret_cast<const uint4*>(detail::key_row<T>(p, b, h, kp, false)) + l16);
         vr[u] = __ldcg(reinterpret_cast<const uint4*>(detail::key_row<T>(p, b, h, kp, true)) + l16);
       } else {
@@ -192,36 +170,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   // was not waited for, and no post (bs.ok is clear).
   if (!ok && !clustered) return;
   stamp(2);
-  const bool staged = xr && ok;  // (the same for every thread of the CTA)
-  if (staged) {
-    // Nobody else writes the rows the QKV GEMM left as partials: split 0 stores the tile's Q rows, and the split that
-    // stages a new key of this tile's rows its K and V rows (and the cache's) -- stores as the values come, not a
-    // round trip at the end.
-    if (!(p.xr_diag & 1))
-      for (int e = tid; e < q_valid * D; e += kThreads) {
-        const float v = detail::qkv_value<T>(p, qt, row0 + e / D, h * D + e % D);
-        q_s[e] = v;
-        if (split == 0 && qt.n > 1) const_cast<T*>(qkv)[uint64_t(row0 + e / D) * p.qkv_ld + h * D + e % D] = T(v);
-      }
-    // (element by element, every thread's loads in flight at once: a thread adding 8 elements' contributors in turn
-    // waited for one round trip per contributor -- ~8 µs at the end of the layer)
-    T* const new_kv_t = reinterpret_cast<T*>(new_kv);
-    if (!(p.xr_diag & 2))
-      for (int e = tid; e < (k_end - new_begin) * 2 * D; e += kThreads) {
-        const int key = e / (2 * D), half = (e / D) % 2, d = e % D;
-        const detail::QkvPartialTile pt = half ? vt : kt;  // (by value: no local memory)
-        const int qi = new_begin + key - p.S_cached - q0, col = (half + 1) * int(HD) + h * D + d;  // qi: row in the tile
-        const T v = T(detail::qkv_value<T>(p, pt, row0 + qi, col));
-        new_kv_t[e] = v;
-        if (qi >= 0 && qi < q_valid && !(p.xr_diag & 4)) {  // a key of this tile's own rows
-          if (pt.n > 1) const_cast<T*>(qkv)[uint64_t(row0 + qi) * p.qkv_ld + col] = v;
-          if (p.write_cache)
-            static_cast<T*>(half ? p.v_cache : p.k_cache)[uint64_t(b) * p.cache_bstride +
-                                                          uint64_t(p.S_cached + q0 + qi) * p.cache_ld + h * D + d] = v;
-        }
-      }
-    __syncthreads();
-  }
   const int steps = ok ? n_steps : 0;
   if (steps > 0 && !first_cached) load(0, kc, vc);
 
@@ -230,12 +178,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     if (r < q_valid && ok) {
-      if (staged) {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) q[r][i] = q_s[r * D + 8 * l16 + i];
-      } else {
-        detail::unpack8<T>(__ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16), q[r]);
-      }
+      detail::unpack8<T>(__ldcg(reinterpret_cast<const uint4*>(qkv + uint64_t(row0 + r) * p.qkv_ld + h * D) + l16), q[r]);
 #pragma unroll
       for (int i = 0; i < 8; ++i) q[r][i] *= p.scale_log2;
     } else {
@@ -323,7 +266,6 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
     }
   }
 
-  if (staged) __syncthreads();  // (every group is done with the staged keys before the merge area is written)
   // Traces: the key loop's end in the CTA that posts the tile, as its mainloop end (what follows is the merge).
   const uint64_t t_loop = sp.trace != nullptr && tid == 0 ? ptx::globaltimer_ns() : 0;
   stamp(3);
@@ -418,7 +360,7 @@ __global__ void __launch_bounds__(kWarps * 32) flash_decode_kernel(const FlashPa
   stamp(6);
   // The KV-cache update: one split copies the new tokens' K and V rows of this tile to their positions
   // (the last one when clustered: split 0 merges meanwhile).
-  if (!xr && p.write_cache && split == (clustered ? p.splits - 1 : 0)) {  // (-xr: written as staged, above)
+  if (p.write_cache && split == (clustered ? p.splits - 1 : 0)) {
     const bool kv_ready = qkv_done || wait_kv(uint32_t(row0), uint32_t(row0 + q_valid - 1));
     if (kv_ready) detail::copy_new_kv_to_cache<T>(p, b, h, q0, q_valid, tid, kThreads);
   }

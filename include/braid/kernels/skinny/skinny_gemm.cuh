@@ -102,12 +102,11 @@ struct SkinnyParams {  // (aligned as its tensor maps are: 128 bytes in CUDA 13)
   uint32_t* queue = nullptr;           // [2]: the next item, the CTAs done taking (zero between launches)
   uint32_t* group_arrivals = nullptr;  // [tiles][kWarps]: partials published per column group (zero between launches)
   // Diagnosis only (BRAID_SKINNY_DT_DIAG, read by prepare(); 1, 2 and 4 give wrong sums, for timing): 1 no publish
-  // fence, 2 no finishing, 4 no publishing, 8 no items (the kernel over plain stream-K's ranges).
+  // fence, 2 no finishing, 4 no publishing, 8 no items (the kernel over plain stream-K's ranges). 16
+  // (BRAID_SKINNY_NO_REDUCE, set by launch for a launch that triggers a dependent; wrong output, for timing): a cut
+  // tile's contributors store their partials and end -- no arrival, no reduction, no output: how much sooner the next
+  // stage could start if it reduced the partials itself.
   int dt_diag = 0;
-  // 1: a cut tile's contributors store their partials and end -- no arrival, no reduction, no output. Set on a GEMM
-  // whose consumer adds the partials itself (SkinnyGemmOp::leave_partials), and by the diagnosis
-  // BRAID_SKINNY_NO_REDUCE (a launch that triggers a dependent; wrong output, for timing).
-  int partials_only = 0;
   // Diagnostic (SkinnyGemmOp::set_phases; null: off, and only the general form records): per CTA
   // kSkinnyPhases %globaltimer stamps -- entry, W's first stages issued and the PDL wait done (both by the
   // producer warp), the first / fourth / last unit's stage full, the last MMA, the end (consumer thread 0).
@@ -363,7 +362,7 @@ __device__ __forceinline__ bool reduce_cut_tile(const SkinnyParams& p, uint32_t 
   float4* mine = slot_of(me);
 #pragma unroll
   for (int b = 0; b < MB; ++b) __stcg(mine + b * 32, make_float4(acc[b][0], acc[b][1], acc[b][2], acc[b][3]));
-  if (p.partials_only) return false;  // (its consumer adds them: SkinnyParams::partials_only)
+  if (p.dt_diag & 16) return false;  // (diagnosis: SkinnyParams::dt_diag)
   bar();
   if (tid == 0) s_last = ptx::atom_add_acq_rel(p.arrivals + t, 1u) == last - first ? 1u : 0u;
   bar();

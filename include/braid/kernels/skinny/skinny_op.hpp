@@ -20,16 +20,6 @@
 
 namespace braid::skinny {
 
-// Where a skinny GEMM's split-K partials are (SkinnyGemmOp::leave_partials): 8 rows, CTA j's slots s = 0, 1 at
-// partials + (j * 2 + s) * 8 warps * 32 lanes (float4s, the m16n8 accumulator layout of skinny_gemm.cuh); tile t's
-// contributors are the CTAs owning units t * cpt .. t * cpt + cpt - 1 of U = tiles * cpt split over `ctas` (CTA j
-// owns [j U / ctas, (j + 1) U / ctas)), each holding the tile in slot 0 but the first, whose slot is 1 when the tile
-// is not its first; a tile one CTA holds whole has no partials (its output is stored as usual).
-struct SkinnyPartials {
-  const float4* partials = nullptr;
-  uint32_t ctas = 0, tiles = 0, cpt = 0;
-};
-
 class SkinnyGemmOp {
  public:
   SkinnyGemmOp();
@@ -54,10 +44,6 @@ class SkinnyGemmOp {
 
   void launch(const LaunchCtx& ctx) const;
   void run(cudaStream_t s, bool pdl = false, bool trigger = false) const;
-  // From now on the GEMM leaves each cut tile's split-K partials for its consumer to add (no last-CTA reduction, no
-  // output for those tiles: the GEMM ends at its last MMA), and says where they are. Up to 8 rows, no activation,
-  // not -dsm or -dt; runs in stream order only (it posts no tiles). "" or why not (then nothing changed).
-  std::string leave_partials(SkinnyPartials& out);
   // Diagnostic: later launches record kSkinnyPhases stamps and the SM per CTA to `stamps` (device memory, ctas() x
   // kSkinnyPhaseSlots values; SkinnyParams::phase_ns) and run the general form; nullptr turns it off.
   void set_phases(unsigned long long* stamps);
