@@ -35,6 +35,7 @@
 #include "braid/bench/code_footprint.cuh"
 #include "braid/bench/conv_reference.cuh"
 #include "braid/bench/harness.cuh"
+#include "braid/bench/launch_floor.cuh"
 #include "braid/bench/peers.hpp"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/kernels/skinny/skinny_config.hpp"
@@ -227,6 +228,10 @@ int main(int argc, char** argv) {
   const bench::Ceilings ceil = bench::measure_ceilings(s);
   std::printf("%s: peak %.0f TFLOP/s (cuBLAS fp16), copy bandwidth %.2f TB/s\n", bench::gpu_name().c_str(), ceil.tflops,
               ceil.tbps);
+  // What the timing itself charges one to three launches: floor / (floor + launch(1)) is the most of the floor any
+  // implementation timed this way can reach (launch_floor.cuh).
+  const bench::LaunchFloor launch_floor = bench::measure_launch_floor(s);
+  std::printf("%s\n", launch_floor.describe().c_str());
   bench::Timer timer(s);
   std::vector<bench::ResultRow> rows;
   bool all_pass = true;
@@ -378,8 +383,10 @@ int main(int argc, char** argv) {
     const double bytes = 2.0 * (double(n_x) + n_wqkv + n_wo + 2.0 * B * double(S_cached) * HD + n_y);
     const double floor_us = std::max(flops / (ceil.tflops * 1e12), bytes / (ceil.tbps * 1e12)) * 1e6;
     const std::string shape = cs.shape();
-    std::printf("[%d/%zu] %s %s  floor %.1f us (%s-bound)\n", case_no, cases.size(), cs.workload().c_str(), shape.c_str(),
-                floor_us, flops / (ceil.tflops * 1e12) > bytes / (ceil.tbps * 1e12) ? "compute" : "memory");
+    std::printf("[%d/%zu] %s %s  floor %.1f us (%s-bound; reachable with one launch %.2f of it, with three %.2f)\n",
+                case_no, cases.size(), cs.workload().c_str(), shape.c_str(), floor_us,
+                flops / (ceil.tflops * 1e12) > bytes / (ceil.tbps * 1e12) ? "compute" : "memory",
+                floor_us / (floor_us + launch_floor.best(1)), floor_us / (floor_us + launch_floor.best(3)));
     std::fflush(stdout);
 
     AttentionBlockProblem prob;

@@ -12,7 +12,8 @@
 //            autotuner (fastest that passes its check; stream order unless something wins)
 // Every variant is checked: fp32 reference on three rows (rel. error < 1e-2), and every braid chain
 // variant bit-identical to braid's kernels in stream order. The simulator's predicted gain is printed
-// next to the measured one. CSV per ../shared/results-format.md; --trace-dir writes per-tile traces.
+// next to the measured one, and so is the most of the floor that one or two launches timed this way can reach
+// (empty-kernel graphs timed in the same run, launch_floor.cuh). CSV per ../shared/results-format.md; --trace-dir writes per-tile traces.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 
@@ -31,6 +32,7 @@
 #include "braid/bench/cublaslt_gemm.cuh"
 #include "braid/bench/half_bits.hpp"
 #include "braid/bench/harness.cuh"
+#include "braid/bench/launch_floor.cuh"
 #include "braid/kernels/skinny/skinny_config.hpp"
 #include "braid/tune/autotuner.hpp"
 #include "sim/simulator.hpp"
@@ -239,6 +241,10 @@ int main(int argc, char** argv) {
     }
     std::printf("braid-bench-mlp on %s (%d SMs), commit %s, %s: peak %.0f TFLOP/s, copy %.2f TB/s\n",
                 bench::gpu_name().c_str(), sms, commit.c_str(), dts, ceil.tflops, ceil.tbps);
+    // What the timing itself charges one and two launches: floor / (floor + launch(1)) is the most of the floor any
+    // implementation timed this way can reach (launch_floor.cuh).
+    const bench::LaunchFloor launch_floor = bench::measure_launch_floor(s);
+    std::printf("%s\n", launch_floor.describe().c_str());
     bench::Timer timer(s);
     std::vector<bench::ResultRow> rows;
     tune::Options topt;
@@ -688,9 +694,10 @@ int main(int argc, char** argv) {
           const double t_sync = sim::simulate(plan, sc).makespan;
           const double measured = times[pick] > 0 && times[0] > 0 ? times[0] / times[pick] : 0;
           std::printf("  %-6s T=%-5d %s: simulated gain %.3fx, measured %.3fx; chosen %s (%.3fx over stream, "
-                      "%.3fx over the best peer, %.2f of floor)\n",
+                      "%.3fx over the best peer, %.2f of floor; reachable with one launch %.2f, with two %.2f)\n",
                       model.c_str(), T, variants[pick].name().c_str(), t_stream / t_sync, measured, ch.best.c_str(),
-                      ch.speedup(), best_peer / ch.best_us, floor_us / ch.best_us);
+                      ch.speedup(), best_peer / ch.best_us, floor_us / ch.best_us,
+                      floor_us / (floor_us + launch_floor.best(1)), floor_us / (floor_us + launch_floor.best(2)));
         }
         // ---- diagnostics: the cost of the waits alone. Stream order, but both stages synchronized
         // (GEMM 1 posts, GEMM 2 waits on semaphores that are already complete when it starts).

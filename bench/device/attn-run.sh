@@ -22,6 +22,6 @@ fi
 timeout ${LIMIT:-360} $BIN/braid-bench-attn --peers "$peers" --out "$base.csv" --reps ${REPS:-30} \
   --commit "${BRAID_COMMIT:-unknown}" "${sel[@]}" "$@" > "$base.log" 2>&1
 echo "braid-bench-attn exit $?"
-grep -E "peak|tuned|best peer|CHECK|FAILED|checks|wrote|rror" "$base.log" | head -80
+grep -E "peak|empty-kernel|tuned|best peer|CHECK|FAILED|checks|wrote|rror" "$base.log" | head -80
 python3 bench/plot_attn.py "$base.csv" --out "$base.png" > "$base-table.txt" 2>&1 || true
 cat "$base-table.txt" | head -50

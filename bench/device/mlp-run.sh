@@ -10,5 +10,5 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -oiE 'h100|h200' 
 day=$(date +%Y%m%d)
 for model in ${MODELS:-gpt3 llama}; do
   timeout ${LIMIT:-280} $BIN/braid-bench-mlp --models $model --reps ${REPS:-20} --csv "$OUT/mlp-hopper-$model-$gpu-$day.csv" \
-    --tune-cache "$OUT/braid-tune-mlp-$model.tsv" "$@" 2>&1 | tee "$OUT/mlp-hopper-$model-$gpu-$day.log" | grep -E "braid  |chosen|peak|CHECK|wrote|error"
+    --tune-cache "$OUT/braid-tune-mlp-$model.tsv" "$@" 2>&1 | tee "$OUT/mlp-hopper-$model-$gpu-$day.log" | grep -E "braid  |chosen|peak|empty-kernel|CHECK|wrote|error"
 done

@@ -1,0 +1,75 @@
+"""CPU test of bench/mlp_table.py (run by ctest): the table's ratios, the autotuner's pick, and the launch-aware
+reachable fraction of the floor read from the same run's log."""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+import mlp_table  # noqa: E402
+
+CSV = """gpu,date,commit,workload,shape,dtype,variant,time_us,floor_us,check
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,peer:cublaslt-swiglu-graph,44.00,32.00,pass
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,peer:cublaslt-other-graph,50.00,32.00,pass
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,peer:cublaslt-wrong-graph,30.00,32.00,fail
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,braid:stream/skinny-a1s4+skinny-a1s4,42.00,32.00,pass
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,braid:pdl-only/skinny-a1s4+skinny-a1s4,40.00,32.00,pass
+H200,2026-11-29,abc,mlp-llama,T=1,fp16,braid,40.00,32.00,pass
+"""
+LOG = """braid-bench-mlp on NVIDIA H200 (132 SMs), commit abc, fp16: peak 750 TFLOP/s, copy 4.24 TB/s
+empty-kernel graphs (same timing): 1 kernel 3.20 us, 2 4.30 (PDL 4.00), 3 5.10 (PDL 4.70)
+"""
+
+
+def run_table(argv):
+    out = io.StringIO()
+    old = sys.argv
+    sys.argv = ["mlp_table.py"] + argv
+    try:
+        with contextlib.redirect_stdout(out):
+            mlp_table.main()
+    finally:
+        sys.argv = old
+    return out.getvalue().splitlines()
+
+
+class MlpTable(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.csv = os.path.join(self.dir.name, "r.csv")
+        self.log = os.path.join(self.dir.name, "r.log")
+        with open(self.csv, "w") as f:
+            f.write(CSV)
+        with open(self.log, "w") as f:
+            f.write(LOG)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_row_takes_the_best_passing_peer_and_names_the_pick(self):
+        lines = run_table([self.csv])
+        self.assertEqual(len(lines), 3)
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        # the failed 30 us peer is ignored; the best passing one is 44
+        self.assertEqual(cells[:5], ["llama", "1", "32", "44 (0.73)", "42"])
+        self.assertEqual(cells[5], "40 (0.80)")
+        self.assertEqual(cells[6], "1.10x")
+        self.assertEqual(cells[7], "pdl-only/skinny-a1s4+skinny-a1s4")
+
+    def test_log_adds_the_reachable_fraction(self):
+        lines = run_table([self.csv, "--log", self.log])
+        self.assertIn("+3.2 µs launch", lines[0])
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        self.assertEqual(cells[8], f"{32 / (32 + 3.2):.2f}")  # 0.91
+
+    def test_log_without_the_line_is_an_error(self):
+        with open(self.log, "w") as f:
+            f.write("no such line\n")
+        with self.assertRaises(SystemExit):
+            run_table([self.csv, "--log", self.log])
+
+
+if __name__ == "__main__":
+    unittest.main()
