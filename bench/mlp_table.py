@@ -3,7 +3,7 @@
 cuBLASLt peer, braid in stream order, braid's autotuned pick and their ratio, and optionally braid's
 pick from an earlier CSV; with --log (the same run's braid-bench-mlp log), the most of the floor any implementation
 timed this way can reach: floor / (floor + one empty launch), the launch timed in that run (launch_floor.cuh).
-Usage: mlp_table.py results.csv [--log run.log] [--before earlier.csv --before-label TEXT]"""
+Usage: mlp_table.py results.csv [--log run.log ...] [--before earlier.csv --before-label TEXT]"""
 import argparse
 import csv
 import re
@@ -21,18 +21,25 @@ def load(path):
 
 
 def launch_us(log_path):
-    """The one-kernel empty graph's time from a braid-bench-mlp / braid-bench-attn log."""
+    """The one-kernel empty graph's time from a braid-bench-mlp log, and the models the log measured."""
+    us, models = None, set()
     for line in open(log_path, errors="replace"):
         m = re.search(r"empty-kernel graphs \(same timing\): 1 kernel ([0-9.]+) us", line)
+        if m and us is None:
+            us = float(m.group(1))
+        m = re.match(r"\s+(\w+)\s+T=\d+\s", line)
         if m:
-            return float(m.group(1))
-    sys.exit(f"mlp_table.py: no 'empty-kernel graphs' line in {log_path}")
+            models.add(m.group(1))
+    if us is None:
+        sys.exit(f"mlp_table.py: no 'empty-kernel graphs' line in {log_path}")
+    return us, models
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("csv")
-    ap.add_argument("--log")
+    ap.add_argument("--log", action="append", default=[],
+                    help="a braid-bench-mlp log of the same run (repeat: one per model, each model's own launch time)")
     ap.add_argument("--before")
     ap.add_argument("--before-label", default="before")
     a = ap.parse_args()
@@ -40,11 +47,15 @@ def main():
     if not now:
         sys.exit(f"mlp_table.py: no mlp-* rows in {a.csv}")
     before = load(a.before) if a.before else {}
-    launch = launch_us(a.log) if a.log else None
+    launch = {}  # model -> the launch time measured in that model's run ("*": a log naming no model)
+    for path in a.log:
+        us, models = launch_us(path)
+        for m in models or {"*"}:
+            launch[m] = us
     head = "| model | T | floor µs | cuBLASLt µs (/floor) | braid stream µs | braid autotuned µs (/floor) | braid / cuBLASLt | autotuner's choice |"
     sep = "|---|---|---|---|---|---|---|---|"
-    if launch is not None:
-        head += f" reachable /floor (+{launch:.1f} µs launch) |"
+    if launch:
+        head += " most of the floor reachable (floor + one empty launch) |"
         sep += "---|"
     if before:
         head += f" {a.before_label} µs |"
@@ -63,8 +74,9 @@ def main():
         stream = f"{min(streams):.0f}" if streams else "-"
         row = (f"| {model} | {t} | {floor:.0f} | {peer[0]:.0f} ({floor / peer[0]:.2f}) | {stream} | {braid:.0f} "
                f"({floor / braid:.2f}) | {peer[0] / braid:.2f}x | {pick[len('braid:'):]} |")
-        if launch is not None:
-            row += f" {floor / (floor + launch):.2f} |"
+        if launch:
+            us = launch.get(model, launch.get("*"))
+            row += f" {floor / (floor + us):.2f} (+{us:.1f} µs) |" if us is not None else " - |"
         if before:
             b = before.get((model, t), {}).get("braid")
             row += f" {float(b['time_us']):.0f} |" if b else " |"
