@@ -159,7 +159,9 @@ std::string SkinnyGemmOp::prepare(const hopper::GemmArgs& a_in, const SkinnyConf
     return "ctas=" + std::to_string(c.ctas) + " is more than can be resident (" + std::to_string(fit * sms) + ")";
   if (auto why = tma::encode_2d(p.w_map, a.B, 2, uint64_t(a.N), uint64_t(a.K), uint64_t(a.N) * 2, 64, kChunkK); !why.empty())
     return "W: " + why;
-  if (auto why = tma::encode_2d(p.x_map, a.A, 2, uint64_t(a.K), uint64_t(a.M), uint64_t(a.K) * 2, 64, uint32_t(mr));
+  // X's map spans the rows that may be read (GemmArgs::a_rows), so the MR-row box stays in bounds where X is padded.
+  if (auto why = tma::encode_2d(p.x_map, a.A, 2, uint64_t(a.K), uint64_t(a.a_rows_read()), uint64_t(a.K) * 2, 64,
+                                uint32_t(mr));
       !why.empty())
     return "X: " + why;
   // The partial slots: 2 per CTA (its first and last tile), or with the dynamic tail per tile its static

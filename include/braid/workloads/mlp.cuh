@@ -35,7 +35,15 @@ struct MlpProblem {
   const void* W2 = nullptr;  // [F, H]
   void* Hid = nullptr;       // [T, F], the activation output
   void* Y = nullptr;         // [T, H]
+  // Rows allocated (>= T; 0: T) of X and of Hid. Where a buffer has rows past T, the GEMM reading it loads whole
+  // row tiles without crossing the tensor's edge (GemmArgs::a_rows: faster at few tokens); what those rows hold
+  // never reaches Y or Hid's first T rows. mlp_hid_rows(T) is the padding that covers every tile braid picks.
+  int x_rows = 0, hid_rows = 0;
 };
+
+// Rows to allocate for Hid so that GEMM 2 never reads across its edge, whatever tile it runs with (token tiles of
+// up to 320 rows, the skinny GEMM's 8-64).
+inline int mlp_hid_rows(int T) { return (T + 63) / 64 * 64 + 320; }
 
 // Columns of W1 as the Mlp reads it: F (GeLU), or 2F packed for GEMM 1's tile width and padded to whole
 // blocks (SwiGLU: hopper::swiglu_packed_cols).
@@ -70,11 +78,16 @@ class Mlp {
     using hopper::Activation;
     BRAID_REQUIRE(p.act == Activation::GeLU || p.act == Activation::SwiGLU, "Mlp: activation must be GeLU or SwiGLU");
     const int F1 = mlp_w1_cols(p.act, p.F, v.g1);
+    BRAID_REQUIRE(p.x_rows == 0 || p.x_rows >= p.T, "Mlp: x_rows must be 0 or at least T");
+    BRAID_REQUIRE(p.hid_rows == 0 || p.hid_rows >= p.T, "Mlp: hid_rows must be 0 or at least T");
     hopper::GemmArgs a1{p.dtype, p.X, p.W1, p.Hid, p.T, F1, p.H, p.act};
     a1.n_out = p.F;  // (Hid's width, also where W1's packing is padded)
+    a1.a_rows = p.x_rows;
     if (auto why = g1_.prepare(a1, v.g1); !why.empty())
       throw PlanError("Mlp GEMM 1: " + why);
-    if (auto why = g2_.prepare({p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2); !why.empty())
+    hopper::GemmArgs a2{p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None};
+    a2.a_rows = p.hid_rows;
+    if (auto why = g2_.prepare(a2, v.g2); !why.empty())
       throw PlanError("Mlp GEMM 2: " + why);
     // A reduce-scatter tile's segments wait for each other: they must all be running, which PDL or
     // stream order guarantees (a wait kernel lets the next stage start early).
@@ -99,8 +112,7 @@ class Mlp {
     if (v.fused) {
       BRAID_REQUIRE(v.g1.is_skinny && v.g2.is_skinny && v.ordering == Ordering::PDL,
                     "Mlp: a fused variant needs two skinny GEMMs and ordering PDL (variant " + v.name() + ")");
-      if (auto why = fused_.prepare(a1, v.g1.skinny_config,
-                                    {p.dtype, p.Hid, p.W2, p.Y, p.T, p.H, p.F, Activation::None}, v.g2.skinny_config);
+      if (auto why = fused_.prepare(a1, v.g1.skinny_config, a2, v.g2.skinny_config);
           !why.empty())
         throw PlanError("Mlp (fused): " + why);
       // One launch stands for both stages: stage 0's launcher makes it, with stage 1's parameters too.

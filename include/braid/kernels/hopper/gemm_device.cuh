@@ -197,18 +197,20 @@ class GemmKernel final : public GemmKernelBase {
                    unsigned long long* arrivals) override {
     using namespace cute;
     typename Mainloop::Arguments ma{};
+    // A's tensor map spans a_rows_read() rows (GemmArgs::a_rows: padding keeps the last row tile's boxes in
+    // bounds); M, which bounds the tiles and the stores, stays params_.M.
     if constexpr (Transposed) {  // D^T[N, M] = B^T[N, K] . A^T[K, M]: the collective's A is B's memory, its B is A's
       ma.ptr_A = reinterpret_cast<const Element*>(a.B);
       ma.ptr_B = reinterpret_cast<const Element*>(a.A);
       ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.N, a.K, 1));
-      ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.M, a.K, 1));
-      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.N, a.M, a.K, 1), ma, nullptr);
+      ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.a_rows_read(), a.K, 1));
+      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.N, a.a_rows_read(), a.K, 1), ma, nullptr);
     } else {
       ma.ptr_A = reinterpret_cast<const Element*>(a.A);
       ma.ptr_B = reinterpret_cast<const Element*>(a.B);
-      ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.M, a.K, 1));
+      ma.dA = cutlass::make_cute_packed_stride(typename Mainloop::StrideA{}, make_shape(a.a_rows_read(), a.K, 1));
       ma.dB = cutlass::make_cute_packed_stride(typename Mainloop::StrideB{}, make_shape(a.N, a.K, 1));
-      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.M, a.N, a.K, 1), ma, nullptr);
+      params_.mainloop = Mainloop::to_underlying_arguments(make_shape(a.a_rows_read(), a.N, a.K, 1), ma, nullptr);
     }
     params_.M = a.M;
     params_.N = a.N;
