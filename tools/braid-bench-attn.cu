@@ -257,6 +257,14 @@ int main(int argc, char** argv) {
         c.tile_m = tm;
         v.push_back(c);
       }
+    if (M <= 64)  // 64-row tiles staged for the TMA-store epilogue (the MLP's GEMM 2 picks at few tokens)
+      for (int tn : {128, 192})
+        if (N % tn == 0) {
+          GemmConfig c{tn, 1, 0};
+          c.tile_m = 64;
+          c.store = hopper::EpilogueStore::Staged;
+          v.push_back(c);
+        }
     for (int tn : {128, 256}) {
       GemmConfig c{tn, 1, 0};
       c.tile_m = tm;
@@ -354,7 +362,16 @@ int main(int argc, char** argv) {
     BRAID_CUDA_CHECK(cudaMalloc(&QKV, n_qkv * 2));
     BRAID_CUDA_CHECK(cudaMalloc(&Kc, n_cache * 2));
     BRAID_CUDA_CHECK(cudaMalloc(&Vc, n_cache * 2));
-    BRAID_CUDA_CHECK(cudaMalloc(&Attn, n_attn * 2));
+    // Attn (braid's attention output) with rows past M (workloads::padded_rows), so that the output GEMM's last row tile
+    // reads in bounds (AttentionBlockProblem::attn_rows; BRAID_ATTN_ROWS=exact declares M rows, for comparison). X, the
+    // caller's input, is declared with its M rows only.
+    const bool attn_padded = [] {
+      const char* e = std::getenv("BRAID_ATTN_ROWS");
+      return e == nullptr || std::string(e) != "exact";
+    }();
+    const int attn_rows = attn_padded ? workloads::padded_rows(M) : 0;
+    BRAID_CUDA_CHECK(cudaMalloc(&Attn, size_t(workloads::padded_rows(M)) * HD * 2));
+    BRAID_CUDA_CHECK(cudaMemset(Attn, 0, size_t(workloads::padded_rows(M)) * HD * 2));
     BRAID_CUDA_CHECK(cudaMalloc(&Y, n_y * 2));
     BRAID_CUDA_CHECK(cudaMalloc(&qkv_ref, n_qkv * 4));
     BRAID_CUDA_CHECK(cudaMalloc(&attn_ref, n_attn * 4));
@@ -404,6 +421,7 @@ int main(int argc, char** argv) {
     prob.k_cache = Kc;
     prob.v_cache = Vc;
     prob.Attn = Attn;
+    prob.attn_rows = attn_rows;
     prob.Y = Y;
     prob.update_cache = cs.decode;
 
@@ -412,12 +430,14 @@ int main(int argc, char** argv) {
     // candidate (timed, fastest first) where asked.
     using TimedGemms = std::vector<std::pair<double, workloads::GemmChoice>>;
     auto tune_gemm = [&](const void* A, const void* Bw, void* D, int m, int n, int k, workloads::GemmChoice* best_skinny,
-                         TimedGemms* timed = nullptr) {
+                         TimedGemms* timed = nullptr, int a_rows = 0) {
       workloads::GemmChoice best;
       double best_us = 1e30, skinny_us = 1e30;
       for (const workloads::GemmChoice& c : gemm_candidates(m, n)) {
         workloads::GemmStage op;
-        if (!op.prepare({hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None}, c).empty()) continue;
+        hopper::GemmArgs ga{hopper::DType::F16, A, Bw, D, m, n, k, hopper::Activation::None};
+        ga.a_rows = a_rows;
+        if (!op.prepare(ga, c).empty()) continue;
         bench::Graph g(s, [&](cudaStream_t st) { op.run(st); });
         const double us = timer.median_us([&] { g.launch(); }, std::max(5, reps / 3), 3);
         if (timed) timed->push_back({us, c});
@@ -462,7 +482,7 @@ int main(int argc, char** argv) {
       if (auto why = attention::parse_attention_config(names[1], ca); !why.empty()) throw std::invalid_argument("--pick: " + why);
     } else {
       std::tie(cq, tq) = tune_gemm(X, Wqkv, QKV, M, 3 * HD, H, &sq, &qkv_timed);
-      std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD, &so, &out_timed);
+      std::tie(co, to) = tune_gemm(Attn, Wo, Y, M, H, HD, &so, &out_timed, attn_rows);
     }
     if (pick.empty()) {
       std::vector<AttentionConfig> cands;

@@ -267,18 +267,18 @@ int main(int argc, char** argv) {
       BRAID_CUDA_CHECK(cudaMalloc(&W1, size_t(H) * F1 * 2));
       BRAID_CUDA_CHECK(cudaMalloc(&W2, size_t(F) * H * 2));
       BRAID_CUDA_CHECK(cudaMalloc(&Hbuf, size_t(Tmax) * F1 * 2));
-      // Hid (braid's activation output, A here) with rows past T (workloads::mlp_hid_rows), so that GEMM 2's last row
+      // Hid (braid's activation output, A here) with rows past T (workloads::padded_rows), so that GEMM 2's last row
       // tile reads in bounds (GemmArgs::a_rows; BRAID_MLP_HID_ROWS=exact declares T rows, for comparison). X, the
       // caller's input, is declared with its T rows only, as a user's tensor would be.
       const bool hid_padded = [] {
         const char* e = std::getenv("BRAID_MLP_HID_ROWS");
         return e == nullptr || std::string(e) != "exact";
       }();
-      const int hid_alloc_rows = workloads::mlp_hid_rows(Tmax);
+      const int hid_alloc_rows = workloads::padded_rows(Tmax);
       BRAID_CUDA_CHECK(cudaMalloc(&A, size_t(hid_alloc_rows) * F * 2));
       BRAID_CUDA_CHECK(cudaMemset(A, 0, size_t(hid_alloc_rows) * F * 2));
       std::printf("  %s: GEMM 2 reads Hid with %s\n", model.c_str(),
-                  hid_padded ? "its padded rows (workloads::mlp_hid_rows)" : "T rows (BRAID_MLP_HID_ROWS=exact)");
+                  hid_padded ? "its padded rows (workloads::padded_rows)" : "T rows (BRAID_MLP_HID_ROWS=exact)");
       BRAID_CUDA_CHECK(cudaMalloc(&Y, size_t(Tmax) * H * 2));
       BRAID_CUDA_CHECK(cudaMalloc(&Ybase, size_t(Tmax) * H * 2));
       fill(X, size_t(Tmax) * H, 101, 1.0f, dt, s);
@@ -386,7 +386,7 @@ int main(int argc, char** argv) {
             hopper::GemmArgs a = first ? hopper::GemmArgs{hdt, X, w1_for(c), A, T, workloads::mlp_w1_cols(act1, F, c), H, act1}
                                        : hopper::GemmArgs{hdt, A, W2, Y, T, H, F, Activation::None};
             if (first) a.n_out = F;
-            if (!first && hid_padded) a.a_rows = workloads::mlp_hid_rows(T);
+            if (!first && hid_padded) a.a_rows = workloads::padded_rows(T);
             if (!g.prepare(a, c).empty()) return;
             const double us = timer.median_us([&] { g.run(s); }, std::max(5, reps / 3), 2);
             found.push_back({us, c});
@@ -510,7 +510,7 @@ int main(int argc, char** argv) {
           workloads::MlpProblem p = prob_base;
           p.X = X;
           p.W1 = w1_for(v.g1);
-          if (hid_padded) p.hid_rows = workloads::mlp_hid_rows(T);
+          if (hid_padded) p.hid_rows = workloads::padded_rows(T);
           return p;
         };
         std::vector<MlpVariant> variants;

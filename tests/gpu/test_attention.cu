@@ -435,11 +435,21 @@ TEST_F(HopperTest, AttentionLongQuerySplitIsDeterministic) {
 }
 
 // One attention block on random data: QKV GEMM -> attention -> output GEMM.
+// X and Attn with workloads::padded_rows(M) rows: the chains under test read them padded (AttentionBlockProblem::
+// x_rows, attn_rows; X holds NaN past row M, Attn is poisoned whole) and must give the reference's bits, which reads
+// M rows -- and write nothing past row M of Attn.
 struct BlockBuffers {
+  int M, rows;
   Buf X, Wqkv, Wo, QKV, kc, vc, Attn, Y;
-  BlockBuffers(int M, int H, int HD, int B, int S_max)
-      : X(size_t(M) * H), Wqkv(size_t(H) * 3 * HD), Wo(size_t(HD) * H), QKV(size_t(M) * 3 * HD),
-        kc(size_t(B) * S_max * HD), vc(size_t(B) * S_max * HD), Attn(size_t(M) * HD), Y(size_t(M) * H) {}
+  BlockBuffers(int M_, int H, int HD, int B, int S_max)
+      : M(M_), rows(workloads::padded_rows(M_)), X(size_t(rows) * H), Wqkv(size_t(H) * 3 * HD), Wo(size_t(HD) * H),
+        QKV(size_t(M_) * 3 * HD), kc(size_t(B) * S_max * HD), vc(size_t(B) * S_max * HD), Attn(size_t(rows) * HD),
+        Y(size_t(M_) * H) {}
+  void random_x(std::mt19937& rng, DType dt) {
+    X.random(rng, 1.0f, dt);
+    for (size_t i = X.h.size() / size_t(rows) * size_t(M); i < X.h.size(); ++i) X.h[i] = 0xffff;
+    BRAID_CUDA_CHECK(cudaMemcpy(X.d, X.h.data(), X.h.size() * 2, cudaMemcpyHostToDevice));
+  }
 };
 
 // Where two row-major fp16 matrices of `cols` columns differ: how many elements, in which rows, and per
@@ -506,7 +516,7 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
     std::mt19937 rng(unsigned(c.S_new + c.S_cached));
     const int HD = c.NH * 128, M = c.B * c.S_new, S_max = c.S_cached + c.S_new;
     BlockBuffers bb(M, c.H, HD, c.B, S_max);
-    bb.X.random(rng, 1.0f, dt);
+    bb.random_x(rng, dt);
     bb.Wqkv.random(rng, 2.0f / std::sqrt(float(c.H)), dt);
     bb.Wo.random(rng, 1.0f / std::sqrt(float(HD)), dt);
     bb.kc.random(rng, 1.0f, dt);
@@ -597,7 +607,10 @@ TEST_F(HopperTest, AttentionBlockSyncIsBitIdenticalToStreamOrder) {
         EXPECT_THROW({ AttentionBlock refused(p, v); }, PlanError);
         continue;
       }
-      AttentionBlock blk(p, v);
+      AttentionBlockProblem padded = p;  // (X and Attn read with their rows past M: the same bits)
+      padded.x_rows = bb.rows;
+      padded.attn_rows = bb.rows;
+      AttentionBlock blk(padded, v);
       for (int rep = 0; rep < 3; ++rep) {
         for (Buf* b : {&bb.QKV, &bb.Attn, &bb.Y}) b->poison();
         blk.run(s);

@@ -795,13 +795,13 @@ TEST_F(HopperTest, GroupsWalkInStepWithTheSameResults) {
 
 namespace {
 
-// X and Hid have workloads::mlp_hid_rows(T) rows: the chains under test read them padded (MlpProblem::x_rows,
+// X and Hid have workloads::padded_rows(T) rows: the chains under test read them padded (MlpProblem::x_rows,
 // hid_rows), with NaN in the rows past T, and must give the bits of the reference, which reads T rows.
 struct MlpBuffers {
   int T, rows;
   Buf X, W1, W2, Hid, Y;
   MlpBuffers(int T_, int H, int F, int F1)
-      : T(T_), rows(workloads::mlp_hid_rows(T_)), X(size_t(rows) * H), W1(size_t(H) * F1), W2(size_t(F) * H),
+      : T(T_), rows(workloads::padded_rows(T_)), X(size_t(rows) * H), W1(size_t(H) * F1), W2(size_t(F) * H),
         Hid(size_t(rows) * F), Y(size_t(T_) * H) {}
   // X random in its first T rows, NaN past them.
   void random_x(std::mt19937& rng, DType dt) {
@@ -1452,7 +1452,7 @@ TEST_F(HopperTest, PaddedRowsOfAGiveTheSameBits) {
   int checked = 0;
   for (DType dt : {DType::F16, DType::BF16})
     for (int M : {1, 5, 37, 70}) {
-      const int rows = workloads::mlp_hid_rows(M);
+      const int rows = workloads::padded_rows(M);
       Buf A(size_t(rows) * K), B(size_t(K) * N), D(size_t(M + kGuard) * N);
       A.random(rng, 1.0f, dt);
       for (size_t i = size_t(M) * K; i < A.h.size(); ++i) A.h[i] = (i & 1) ? 0xffff : (dt == DType::F16 ? 0x7c00 : 0x7f80);

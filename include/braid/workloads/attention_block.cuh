@@ -41,6 +41,10 @@ struct AttentionBlockProblem {
   void* v_cache = nullptr;
   void* Attn = nullptr;  // [B*S_new, NH*128]
   void* Y = nullptr;     // [B*S_new, H]
+  // Rows allocated (>= B*S_new; 0: B*S_new) of X and of Attn: the QKV and output GEMMs read whole row tiles of them
+  // without crossing the tensor's edge (GemmArgs::a_rows; padded_rows covers every tile). What those rows hold never
+  // reaches the outputs.
+  int x_rows = 0, attn_rows = 0;
   bool causal = true;
   float dropout_p = 0;
   uint64_t seed = 0;
@@ -118,7 +122,11 @@ class AttentionBlock {
   AttentionBlock(const AttentionBlockProblem& p, const AttentionBlockVariant& v, ChainOptions opt = {}) : p_(p), v_(v) {
     using hopper::Activation;
     const int D = kAttnHeadDim, HD = p.NH * D, M = p.B * p.S_new;
-    if (auto why = qkv_.prepare({p.dtype, p.X, p.Wqkv, p.QKV, M, 3 * HD, p.H, Activation::None}, v.qkv); !why.empty())
+    BRAID_REQUIRE(p.x_rows == 0 || p.x_rows >= M, "AttentionBlock: x_rows must be 0 or at least B * S_new");
+    BRAID_REQUIRE(p.attn_rows == 0 || p.attn_rows >= M, "AttentionBlock: attn_rows must be 0 or at least B * S_new");
+    hopper::GemmArgs qa{p.dtype, p.X, p.Wqkv, p.QKV, M, 3 * HD, p.H, Activation::None};
+    qa.a_rows = p.x_rows;
+    if (auto why = qkv_.prepare(qa, v.qkv); !why.empty())
       throw PlanError("AttentionBlock QKV GEMM: " + why);
     attention::AttentionArgs a;
     a.dtype = p.dtype;
@@ -141,7 +149,9 @@ class AttentionBlock {
     } else if (auto why = unfused_.prepare(a); !why.empty()) {
       throw PlanError("AttentionBlock unfused attention: " + why);
     }
-    if (auto why = out_.prepare({p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None}, v.out); !why.empty())
+    hopper::GemmArgs oa{p.dtype, p.Attn, p.Wo, p.Y, M, p.H, HD, Activation::None};
+    oa.a_rows = p.attn_rows;
+    if (auto why = out_.prepare(oa, v.out); !why.empty())
       throw PlanError("AttentionBlock output GEMM: " + why);
     qkv_.set_skinny_phases(p.qkv_phase_ns);
     out_.set_skinny_phases(p.out_phase_ns);

@@ -11,6 +11,11 @@
 
 namespace braid::workloads {
 
+// Rows to allocate for an activation that a GemmStage reads (an MLP's Hid, an attention block's Attn) so that no tile
+// braid picks -- token tiles of up to 320 rows, the skinny GEMM's 8-64 -- reads across the tensor's edge when the
+// stage is told about them (GemmArgs::a_rows): a TMA box crossing the edge is slow (bench/results/padded-rows-h200-20261129/).
+inline int padded_rows(int M) { return (M + 63) / 64 * 64 + 320; }
+
 struct GemmChoice {
   hopper::GemmConfig hopper;  // used unless is_skinny
   bool is_skinny = false;

@@ -37,13 +37,9 @@ struct MlpProblem {
   void* Y = nullptr;         // [T, H]
   // Rows allocated (>= T; 0: T) of X and of Hid. Where a buffer has rows past T, the GEMM reading it loads whole
   // row tiles without crossing the tensor's edge (GemmArgs::a_rows: faster at few tokens); what those rows hold
-  // never reaches Y or Hid's first T rows. mlp_hid_rows(T) is the padding that covers every tile braid picks.
+  // never reaches Y or Hid's first T rows. padded_rows(T) (gemm_stage.hpp) covers every tile braid picks.
   int x_rows = 0, hid_rows = 0;
 };
-
-// Rows to allocate for Hid so that GEMM 2 never reads across its edge, whatever tile it runs with (token tiles of
-// up to 320 rows, the skinny GEMM's 8-64).
-inline int mlp_hid_rows(int T) { return (T + 63) / 64 * 64 + 320; }
 
 // Columns of W1 as the Mlp reads it: F (GeLU), or 2F packed for GEMM 1's tile width and padded to whole
 // blocks (SwiGLU: hopper::swiglu_packed_cols).
