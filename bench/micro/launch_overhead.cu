@@ -54,17 +54,8 @@ int main(int argc, char** argv) {
   std::printf("%-44s %10s %12s\n", "launch", "timed_us", "outside_us");
 
   auto launch = [&](cudaStream_t st, int grid, size_t smem, uint64_t spin_ns, int trigger, int wait, bool pdl) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(384);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = pdl ? attr : nullptr;
-    cfg.numAttrs = pdl ? 1 : 0;
-    BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, spin_kernel, spin_ns, trigger, wait, smem > 0 ? 1 : 0, sink));
+    launch_kernel(LaunchCtx{st, pdl, {}}, spin_kernel, dim3(unsigned(grid)), dim3(384), smem, spin_ns, trigger, wait,
+                  smem > 0 ? 1 : 0, sink);
   };
   const uint64_t spin = 10000;  // 10 us
   for (int grid : {1, 56, 128, 132})

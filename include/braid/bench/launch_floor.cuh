@@ -46,16 +46,7 @@ inline LaunchFloor measure_launch_floor(cudaStream_t s, int reps = 30) {
   BRAID_CUDA_CHECK(cudaGetDevice(&dev));
   BRAID_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   auto launch = [&](cudaStream_t st, int trigger, int wait, bool pdl) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned(sms));
-    cfg.blockDim = dim3(384);
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = pdl ? attr : nullptr;
-    cfg.numAttrs = pdl ? 1 : 0;
-    BRAID_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_chain_kernel<0>, trigger, wait));
+    launch_kernel(LaunchCtx{st, pdl, {}}, empty_chain_kernel<0>, dim3(unsigned(sms)), dim3(384), 0, trigger, wait);
   };
   LaunchFloor f;
   Timer timer(s);
