@@ -1445,7 +1445,8 @@ TEST_F(HopperTest, SkinnyMlpChainBitIdenticalToStreamOrder) {
 // every output row is the product of its own row of A -- and writes nothing past them. Every kind of kernel that
 // reads A through a tensor map: whole tiles (64/128 rows, direct and staged stores), split-K (last arrival,
 // reduce-scatter), stream-K, pingpong, the transposed kernels (A as the MMA's N operand), the skinny GEMM (both
-// consumers, the cluster reduction); M within one row tile, ragged over two, fp16 and bf16.
+// consumers, the cluster reduction); M within one row tile, ragged over two, fp16 and bf16. Rows declared past the
+// allocation are refused.
 TEST_F(HopperTest, PaddedRowsOfAGiveTheSameBits) {
   std::mt19937 rng(57);
   const int K = 512, N = 512, kGuard = 64;
@@ -1492,6 +1493,11 @@ TEST_F(HopperTest, PaddedRowsOfAGiveTheSameBits) {
           for (size_t i = size_t(M) * N; i < D.h.size(); ++i) ASSERT_EQ(D.h[i], 0xffff) << "written past row M: " << i;
         }
         ++checked;
+        // Declared rows past the allocation are refused, not read.
+        GemmArgs beyond = exact;
+        beyond.a_rows = rows * 16;
+        workloads::GemmStage refused;
+        EXPECT_NE(refused.prepare(beyond, c).find("past the end of its allocation"), std::string::npos);
       }
     }
   EXPECT_GE(checked, 50);

@@ -1,0 +1,36 @@
+// Host-side check that a range of device memory lies inside one allocation, for operands whose extent the caller
+// declares beyond the problem's shape (GemmArgs::a_rows: rows past M that the kernels' tensor maps may read). A wrong
+// declaration would otherwise read past the allocation -- a fault, or other data silently feeding rows that are
+// never stored -- so the ops refuse it while preparing. Memory the driver cannot place (not from cudaMalloc* or
+// cuMem*) is left unchecked.
+#pragma once
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace braid {
+
+// "" when [p, p + bytes) lies inside the allocation that holds p, or when the driver cannot say; otherwise why not.
+inline std::string check_in_allocation(const void* p, uint64_t bytes, const std::string& what) {
+  using GetRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+  static GetRange get = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<GetRange>(fn);
+  }();
+  if (get == nullptr) return "";
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (get(&base, &size, CUdeviceptr(reinterpret_cast<uintptr_t>(p))) != CUDA_SUCCESS) return "";
+  const uint64_t end = uint64_t(reinterpret_cast<uintptr_t>(p)) + bytes;
+  if (end <= uint64_t(base) + size) return "";
+  return what + " declares " + std::to_string(bytes) + " bytes from its pointer, past the end of its allocation (" +
+         std::to_string(uint64_t(base) + size - uint64_t(reinterpret_cast<uintptr_t>(p))) + " bytes left)";
+}
+
+}  // namespace braid
