@@ -415,11 +415,7 @@ std::string GemmOp::can_implement(const GemmArgs& a, const GemmConfig& c) {
     return "K and N must be multiples of 8 (16-byte TMA rows); got K=" + std::to_string(a.K) +
            " N=" + std::to_string(a.N);
   if (a.act == Activation::ReLU) return "ReLU is the convolutions' epilogue (ConvOp)";
-  if (a.a_rows > a.M)  // the rows past M that A's tensor map will span must be the caller's to read
-    if (std::string why = check_in_allocation(a.A, uint64_t(a.a_rows) * uint64_t(a.K) * 2,
-                                              "a_rows=" + std::to_string(a.a_rows) + " (A of K=" + std::to_string(a.K) + ")");
-        !why.empty())
-      return why;
+  if (std::string why = check_declared_rows(a); !why.empty()) return why;
   if (c.ctas_per_sm != 1) return "two CTAs per SM (-o2) exist for convolutions only (got " + c.name() + ")";
   if (c.transposed) {
     if (!is_transposed_tile(c.tile_m, c.tile_n, c.multicast))

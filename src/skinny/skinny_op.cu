@@ -65,11 +65,7 @@ std::string SkinnyGemmOp::can_implement(const hopper::GemmArgs& a, const SkinnyC
     return "the skinny GEMM writes N (SwiGLU: N / 2) columns: no padded SwiGLU weight (n_out=" +
            std::to_string(a.n_out) + ", N=" + std::to_string(a.N) + ")";
   if (!aligned16(a.A) || !aligned16(a.B) || !aligned16(a.D)) return "X, W and Y must be 16-byte aligned";
-  if (a.a_rows > a.M)  // the rows past M that A's tensor map will span must be the caller's to read
-    if (std::string why = check_in_allocation(a.A, uint64_t(a.a_rows) * uint64_t(a.K) * 2,
-                                              "a_rows=" + std::to_string(a.a_rows) + " (A of K=" + std::to_string(a.K) + ")");
-        !why.empty())
-      return why;
+  if (std::string why = check_declared_rows(a); !why.empty()) return why;
   if (c.stages != 4 && c.stages != 6 && c.stages != 8)
     return "stages must be 4, 6 or 8 (got " + std::to_string(c.stages) + ")";
   if (c.wgmma && c.stages == 8) return "the wgmma consumers (-wg) come with 4 or 6 stages";

@@ -33,4 +33,13 @@ inline std::string check_in_allocation(const void* p, uint64_t bytes, const std:
          std::to_string(uint64_t(base) + size - uint64_t(reinterpret_cast<uintptr_t>(p))) + " bytes left)";
 }
 
+// The rows an op's A operand declares past M (GemmArgs::a_rows: what its tensor map will span, K 16-bit elements a
+// row) must be the caller's to read. "" or why not; GemmOp and SkinnyGemmOp refuse the arguments otherwise.
+template <class GemmArgsT>
+std::string check_declared_rows(const GemmArgsT& a) {
+  if (a.a_rows <= a.M) return "";
+  return check_in_allocation(a.A, uint64_t(a.a_rows) * uint64_t(a.K) * 2,
+                             "a_rows=" + std::to_string(a.a_rows) + " (A of K=" + std::to_string(a.K) + ")");
+}
+
 }  // namespace braid
