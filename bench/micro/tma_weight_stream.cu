@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | phases [CONFIG...] | xrows | ksweep | op M CONFIG]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | inflight | phases [CONFIG...] | xrows | ksweep | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -448,6 +448,64 @@ void ceiling_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint3
   }
 }
 
+// "inflight": does a weight stream want fewer bytes in flight? (Session 58.) The Hopper GEMM's 64-row tiles stream GPT-3's
+// W1 at T = 64 in 44 us with 48 CTAs of ~8 stages, where "ceiling" measured 39.2 us for 96 CTAs of 4 stages and 43.5 for
+// 96 of 8. Box2, K-aligned split, producer-warp ring; splits 1-3 (CTAs = tiles x splits, one wave), stages 2-8, W alone
+// and with a 64-row X box per unit from L2 (the Hopper GEMM's A: 8 KB beside 16 KB of W).
+template <int XR>
+float inflight_one(bench::Timer& timer, cudaStream_t s, const Params& p, int ctas, int stages, bool with_x, int reps) {
+  switch (stages) {
+    case 2: return with_x ? run_one<2, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<2, true>(timer, s, p, ctas, 1, reps);
+    case 3: return with_x ? run_one<3, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<3, true>(timer, s, p, ctas, 1, reps);
+    case 4: return with_x ? run_one<4, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<4, true>(timer, s, p, ctas, 1, reps);
+    case 5: return with_x ? run_one<5, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<5, true>(timer, s, p, ctas, 1, reps);
+    case 6: return with_x ? run_one<6, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<6, true>(timer, s, p, ctas, 1, reps);
+    default: return with_x ? run_one<8, true, 1, XR>(timer, s, p, ctas, 1, reps) : run_one<8, true>(timer, s, p, ctas, 1, reps);
+  }
+}
+
+void inflight_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32_t* sink) {
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  const Shape shapes[] = {{"gpt3-W1", 12288, 6144}, {"gpt3-W2", 6144, 12288}, {"llama-W1", 8192, 5504}, {"llama-W2", 2752, 8192}};
+  for (const Shape& sh : shapes) {
+    const int tiles = (sh.N + 127) / 128, cpt = (sh.K + 63) / 64;
+    const size_t bytes = size_t(tiles) * cpt * kUnitBytes;
+    const double w_bytes = double(sh.K) * sh.N * 2;
+    void *W, *X;
+    BRAID_CUDA_CHECK(cudaMalloc(&W, bytes));
+    BRAID_CUDA_CHECK(cudaMalloc(&X, size_t(64) * sh.K * 2));
+    fill_random(static_cast<__half*>(W), bytes / 2, 7, 1.f, s);
+    fill_random(static_cast<__half*>(X), size_t(64) * sh.K, 8, 1.f, s);
+    Params p = weight_params(kBox2, sh.K, sh.N, tiles, cpt, W, sink);
+    {
+      const cuuint64_t dims[2] = {cuuint64_t(sh.K), 64}, strides[1] = {cuuint64_t(sh.K) * 2};
+      const cuuint32_t box[2] = {64, 64};
+      encode(p.x_map, X, 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
+    }
+    p.x_rows = 64;
+    p.assign = kAligned;
+    for (int splits = 1; splits <= 3; ++splits) {
+      if (tiles * splits > sms) continue;
+      p.splits = splits;
+      for (bool with_x : {false, true})
+        for (int stages : {2, 3, 4, 5, 6, 8}) {
+          const float us = inflight_one<64>(timer, s, p, tiles * splits, stages, with_x, reps);
+          if (us < 0) continue;
+          std::printf("inflight %-9s %-6s splits %d %4d CTAs stages %d (%4.1f MB in flight) %8.1f us %6.2f TB/s\n", sh.name,
+                      with_x ? "W+X64" : "W", splits, tiles * splits, stages,
+                      tiles * splits * stages * (kUnitBytes + (with_x ? 64 * 128 : 0)) / 1048576.0, us,
+                      w_bytes / (us * 1e-6) / 1e12);
+          std::fflush(stdout);
+        }
+    }
+    cudaFree(W);
+    cudaFree(X);
+  }
+}
+
 // "phases CONFIG...": where a skinny GEMM's time goes beyond its stream. Per shape (M = 1, no activation) and
 // configuration: the event-timed median of the GEMM alone, then one more launch after an L2 eviction with the
 // kernel's per-CTA phase stamps (SkinnyGemmOp::set_phases), each stamp's min / median / max over the CTAs in us
@@ -587,6 +645,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 2 && std::string(argv[2]) == "ceiling") {
     ceiling_study(timer, s, sms, reps, sink);
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "inflight") {
+    inflight_study(timer, s, sms, reps, sink);
     return 0;
   }
   if (argc > 2 && std::string(argv[2]) == "xrows") {
