@@ -19,7 +19,7 @@
 // release it (empty mbarriers: STAGES in flight).
 // Timing: CUDA events around one launch, L2 evicted before each (braid's Timer), median of reps; the
 // device-to-device copy bandwidth of the harness for reference. Not part of the library.
-//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | inflight | phases [CONFIG...] | xrows | ksweep | op M CONFIG]
+//   build: cmake target braid-micro-weight-stream;  run: braid-micro-weight-stream [reps] [all | ceiling | inflight | pair | phases [CONFIG...] | xrows | ksweep | op M CONFIG]
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "braid/bench/harness.cuh"
+#include "braid/bench/launch_floor.cuh"
 #include "braid/kernels/attention/mma_sm80.cuh"
 #include "braid/kernels/common/tma_sm90.cuh"
 #include "braid/kernels/skinny/skinny_gemm.cuh"
@@ -209,15 +210,13 @@ using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*
                             const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                             CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 Encode encoder() {
-  static Encode e = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
+  static const Encode e = [] {
+    const Encode fn = driver_entry_point<Encode>("cuTensorMapEncodeTiled");
+    if (fn == nullptr) {
       std::fprintf(stderr, "cuTensorMapEncodeTiled unavailable\n");
       std::exit(1);
     }
-    return reinterpret_cast<Encode>(fn);
+    return fn;
   }();
   return e;
 }
@@ -506,6 +505,85 @@ void inflight_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint
   }
 }
 
+// "pair": an MLP's two weight matrices read back to back, with no arithmetic, in one CUDA graph timed as the benchmarks
+// time a chain -- what the weight bytes alone cost a two-kernel MLP at few tokens (README, issue 3). Each matrix's
+// stream is first timed alone (as its own graph) over patterns x assignments x stages; the best of each then runs as
+// a pair in stream order and with the second launched as a programmatic dependent (PDL: its launch overlaps the
+// first's end; the reads are independent, so it does not wait). Also the empty-kernel graphs of launch_floor.cuh.
+template <int STAGES>
+void launch_stream(cudaStream_t st, const Params& p, int ctas, bool pdl) {
+  const size_t smem = size_t(STAGES) * kUnitBytes + 1024;
+  auto k = stream_kernel<STAGES, true>;
+  BRAID_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  launch_kernel(LaunchCtx{st, pdl, {}}, k, dim3(unsigned(ctas)), dim3(kThreads + 32), smem, p);
+}
+struct StreamChoice {
+  Params p;
+  int ctas = 0, stages = 4;
+  float us = 1e30f;
+  std::string name;
+  void launch(cudaStream_t st, bool pdl) const {
+    if (stages == 4) launch_stream<4>(st, p, ctas, pdl);
+    else if (stages == 8) launch_stream<8>(st, p, ctas, pdl);
+    else launch_stream<12>(st, p, ctas, pdl);
+  }
+};
+
+void pair_study(bench::Timer& timer, cudaStream_t s, int sms, int reps, uint32_t* sink) {
+  struct Shape {
+    const char* name;
+    int K, N;
+  };
+  struct Mlp {
+    const char* name;
+    Shape w1, w2;
+  };
+  std::printf("pair %s\n", bench::measure_launch_floor(s).describe().c_str());
+  for (const Mlp& m : {Mlp{"llama", {"W1", 8192, 5504}, {"W2", 2752, 8192}}, Mlp{"gpt3", {"W1", 12288, 6144}, {"W2", 6144, 12288}}}) {
+    StreamChoice best[2];
+    std::vector<void*> bufs;
+    double total_bytes = 0;
+    for (int w = 0; w < 2; ++w) {
+      const Shape& sh = w == 0 ? m.w1 : m.w2;
+      const int tiles = (sh.N + 127) / 128, cpt = (sh.K + 63) / 64;
+      const size_t bytes = size_t(tiles) * cpt * kUnitBytes;
+      total_bytes += double(sh.K) * sh.N * 2;
+      void* W;
+      BRAID_CUDA_CHECK(cudaMalloc(&W, bytes));
+      bufs.push_back(W);
+      fill_random(static_cast<__half*>(W), bytes / 2, 7 + w, 1.f, s);
+      for (int pattern : {int(kBox2), int(kBulk)})
+        for (int assign : {int(kAligned), int(kStreamK)})
+          for (int stages : {4, 8, 12}) {
+            StreamChoice c;
+            c.p = weight_params(pattern, sh.K, sh.N, tiles, cpt, W, sink);
+            c.ctas = assign_ctas(c.p, assign, 1, sms);
+            c.stages = stages;
+            bench::Graph g(s, [&](cudaStream_t st) { c.launch(st, false); });
+            c.us = float(timer.median_us([&] { g.launch(); }, reps));
+            c.name = std::string(pattern_name(pattern)) + " " + assign_name(assign) + " stages " + std::to_string(stages) +
+                     " " + std::to_string(c.ctas) + " CTAs";
+            std::printf("pair %-5s %s alone  %-32s %7.1f us %6.2f TB/s\n", m.name, sh.name, c.name.c_str(), c.us,
+                        double(sh.K) * sh.N * 2 / (c.us * 1e-6) / 1e12);
+            std::fflush(stdout);
+            if (c.us < best[w].us) best[w] = c;
+          }
+    }
+    for (bool pdl : {false, true}) {
+      bench::Graph g(s, [&](cudaStream_t st) {
+        best[0].launch(st, false);
+        best[1].launch(st, pdl);
+      });
+      const float us = float(timer.median_us([&] { g.launch(); }, reps));
+      std::printf("pair %-5s W1 then W2 %-4s (%s | %s): %.1f us (alone %.1f + %.1f), %.2f TB/s of weights\n", m.name,
+                  pdl ? "PDL" : "", best[0].name.c_str(), best[1].name.c_str(), us, best[0].us, best[1].us,
+                  total_bytes / (us * 1e-6) / 1e12);
+      std::fflush(stdout);
+    }
+    for (void* b : bufs) cudaFree(b);
+  }
+}
+
 // "phases CONFIG...": where a skinny GEMM's time goes beyond its stream. Per shape (M = 1, no activation) and
 // configuration: the event-timed median of the GEMM alone, then one more launch after an L2 eviction with the
 // kernel's per-CTA phase stamps (SkinnyGemmOp::set_phases), each stamp's min / median / max over the CTAs in us
@@ -645,6 +723,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 2 && std::string(argv[2]) == "ceiling") {
     ceiling_study(timer, s, sms, reps, sink);
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "pair") {
+    pair_study(timer, s, sms, reps, sink);
     return 0;
   }
   if (argc > 2 && std::string(argv[2]) == "inflight") {

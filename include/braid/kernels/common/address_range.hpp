@@ -10,19 +10,14 @@
 #include <cstdint>
 #include <string>
 
+#include "braid/core/driver_entry.hpp"
+
 namespace braid {
 
 // "" when [p, p + bytes) lies inside the allocation that holds p, or when the driver cannot say; otherwise why not.
 inline std::string check_in_allocation(const void* p, uint64_t bytes, const std::string& what) {
   using GetRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
-  static GetRange get = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<GetRange>(fn);
-  }();
+  static const GetRange get = driver_entry_point<GetRange>("cuMemGetAddressRange");
   if (get == nullptr) return "";
   CUdeviceptr base = 0;
   size_t size = 0;

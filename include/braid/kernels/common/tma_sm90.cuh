@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "braid/core/driver_entry.hpp"
+
 namespace braid::tma {
 
 #if defined(__CUDACC__)
@@ -121,14 +123,7 @@ inline std::string encode_2d(CUtensorMap& map, const void* base, int elem_bytes,
   using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                               CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static Encode encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<Encode>(fn);
-  }();
+  static const Encode encode = driver_entry_point<Encode>("cuTensorMapEncodeTiled");
   if (encode == nullptr) return "cuTensorMapEncodeTiled is not available from the driver";
   if (elem_bytes != 2) return "tensor maps: 16-bit elements only";
   if (box_cols * elem_bytes != 128) return "tensor maps: boxes of 128-byte rows only";
