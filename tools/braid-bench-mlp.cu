@@ -539,6 +539,97 @@ int main(int argc, char** argv) {
         add_variant(Sy::TileSync, Ordering::PDL, false, false, b1, b2);
         if (c2.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, c2[1].second);
         if (c1.size() > 1) add_variant(Sy::TileSync, Ordering::PDL, false, true, c1[1].second, b2);
+        // A configuration's time alone (the search above): its own entry, else its column-major twin's; -1 if untimed.
+        auto alone_us = [](const std::vector<std::pair<double, workloads::GemmChoice>>& c, const workloads::GemmChoice& g) {
+          workloads::GemmChoice cm = g;
+          if (!cm.is_skinny) cm.hopper.order = OrderKind::ColumnMajor;
+          for (const std::string& n : {g.name(), cm.name()})
+            for (const auto& [us, x] : c)
+              if (x.name() == n) return us;
+          return -1.0;
+        };
+        // The simulator's view of a chain: its plan with each stage's tile time from that stage's measured time
+        // alone (per wave of persistent CTAs) where known, else the plan's own (K-proportional) tile times.
+        auto simulate_gain = [&](const Plan& base, const MlpVariant& v, double& t_stream, double& t_sync) {
+          Plan plan = base;
+          const double us[2] = {alone_us(c1, v.g1), alone_us(c2, v.g2)};
+          if (us[0] > 0 && us[1] > 0)
+            for (int k = 0; k < 2; ++k) {
+              const uint32_t waves = (plan.stages[k].tiles() + plan.stages[k].blocks() - 1) / plan.stages[k].blocks();
+              plan.stages[k].tile_time = us[k] / waves;
+            }
+          sim::SimConfig sc;
+          sc.sms = uint32_t(sms);
+          sc.record_trace = false;
+          sc.ordering = Ordering::StreamOrder;
+          t_stream = sim::simulate(plan, sc).makespan;
+          sc.ordering = v.ordering;
+          t_sync = sim::simulate(plan, sc).makespan;
+          return us[0] > 0 && us[1] > 0;
+        };
+        // Tile sync can pay only where GEMM 1 completes whole rows of Hid before its end (a GEMM-2 tile reads a
+        // row of Hid): several waves of GEMM-1 tiles taken row by row, and GEMM 2 taking its tiles row by row too,
+        // by ticket (MlpVariant::dynamic), so that its CTAs resident on the SMs GEMM 1's last wave leaves idle take
+        // every tile of the rows already done. The stage-alone search prefers column-major orders (weights shared
+        // in L2), under which every row of Hid completes at GEMM 1's end. Which pairs of tilings leave a partial wave
+        // worth filling is wave arithmetic -- the simulator's: for the row-major twins of each GEMM's four fastest
+        // configurations, the plan is simulated with each stage's tile time taken from its measured time alone, and
+        // the two pairs with the largest predicted gain (at least 2%) are timed, under RowSync by ticket and
+        // statically.
+        if (!b1.is_skinny && !b2.is_skinny) {
+          auto twin = [&](const workloads::GemmChoice& g) -> std::optional<workloads::GemmChoice> {
+            if (g.is_skinny || g.hopper.stream_k || T <= g.hopper.tile_m) return std::nullopt;
+            workloads::GemmChoice r = g;
+            r.hopper.order = OrderKind::RowMajor;
+            return r;
+          };
+          auto firsts = [&](const std::vector<std::pair<double, workloads::GemmChoice>>& c, bool consumer) {
+            std::vector<workloads::GemmChoice> out;
+            for (const auto& [us, g] : c) {
+              const auto t = twin(g);
+              if (!t || (consumer && !workloads::dynamic_dispatch_refusal(t->hopper).empty())) continue;
+              bool dup = false;
+              for (const auto& o : out) dup = dup || o.name() == t->name();
+              if (!dup) out.push_back(*t);
+              if (out.size() == 4) break;
+            }
+            return out;
+          };
+          struct Predicted {
+            double stream_us, sync_us;
+            MlpVariant v;
+          };
+          std::vector<Predicted> predicted;
+          for (const auto& t1 : firsts(c1, false))
+            for (const auto& t2 : firsts(c2, true)) {
+              MlpVariant v;
+              v.sync = Sy::RowSync;
+              v.ordering = Ordering::PDL;
+              v.g1 = t1;
+              v.g2 = t2;
+              v.dynamic = true;
+              try {
+                Mlp m(problem_for(v), v);
+                const Plan& plan = m.chain().plan();
+                if (plan.stages[0].tiles() <= plan.stages[0].blocks()) continue;  // one wave: no row done early
+                double t_stream = 0, t_sync = 0;
+                if (!simulate_gain(plan, v, t_stream, t_sync)) continue;
+                std::printf("  %-6s T=%-5d sim-search %-52s stream order %6.1f us, synchronized %6.1f us (%.3fx)\n",
+                            model.c_str(), T, v.name().c_str(), t_stream, t_sync, t_stream / t_sync);
+                if (t_stream / t_sync >= 1.02) predicted.push_back({t_stream, t_sync, v});
+              } catch (const std::exception& e) {
+                std::printf("      (%s not simulated: %s)\n", v.name().c_str(), e.what());
+              }
+            }
+          std::sort(predicted.begin(), predicted.end(),
+                    [](const Predicted& a, const Predicted& b) { return a.sync_us < b.sync_us; });
+          for (size_t i = 0; i < predicted.size() && i < 2; ++i) {
+            MlpVariant v = predicted[i].v;
+            v.dynamic = true;
+            variants.push_back(v);                                              // RowSync, GEMM 2 by ticket
+            add_variant(Sy::RowSync, Ordering::PDL, false, true, v.g1, v.g2);   // RowSync, static
+          }
+        }
         // PDL alone with the runner-up configurations too: a GEMM's fastest configuration alone is not
         // always the fastest next to the other GEMM (LLaMA T=128 at bd0e2dc: gemm2 128x128-direct
         // 24.1 us alone vs 64x128 24.7, yet the chain 72.7 vs 60.3 us; GPT-3 T=64 at 34faa9f: gemm2
@@ -643,6 +734,7 @@ int main(int argc, char** argv) {
           sv.ordering = Ordering::StreamOrder;
           sv.pdl_only = false;
           sv.fused = false;
+          sv.dynamic = false;
           Mlp sm(problem_for(sv), sv);
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
           sm.run(s);
@@ -712,6 +804,16 @@ int main(int argc, char** argv) {
                       ch.speedup(), best_peer / ch.best_us, floor_us / ch.best_us,
                       floor_us / (floor_us + launch_floor.best(1)), floor_us / (floor_us + launch_floor.best(2)));
         }
+        // ---- the simulator beside the measurement for every synchronized variant timed (issue 3: predicted and
+        // measured gain side by side)
+        for (size_t i = 0; i < variants.size(); ++i) {
+          if (variants[i].ordering == Ordering::StreamOrder || variants[i].fused || times[i] <= 0 || times[0] <= 0) continue;
+          double t_stream = 0, t_sync = 0;
+          const bool measured_tiles = simulate_gain(mlps[i]->chain().plan(), variants[i], t_stream, t_sync);
+          std::printf("  %-6s T=%-5d sim %-58s simulated gain over its stream order %.3fx%s; measured %.3fx over the stream-order baseline\n", model.c_str(),
+                      T, variants[i].name().c_str(), t_stream / t_sync, measured_tiles ? "" : " (plan's tile times)",
+                      times[0] / times[i]);
+        }
         // ---- diagnostics: the cost of the waits alone. Stream order, but both stages synchronized
         // (GEMM 1 posts, GEMM 2 waits on semaphores that are already complete when it starts).
         if (diag)
@@ -719,6 +821,7 @@ int main(int argc, char** argv) {
             const MlpVariant v = variants[vi];
             MlpVariant so = v;
             so.ordering = Ordering::StreamOrder;
+            so.dynamic = false;
             Mlp ms(problem_for(so), so);
             bench::Graph gs(s, [&](cudaStream_t st) { ms.run(st); });
             const double t_plain = timer.median_us([&] { gs.launch(); }, reps);

@@ -1128,6 +1128,21 @@ std::vector<MlpVariant> sync_variants() {
   tr_mc_row.g2.hopper.multicast = 1;
   tr_mc_row.g2.hopper.ctas = 7;
   v.push_back(tr_mc_row);
+  // GEMM 2 by ticket (MlpVariant::dynamic), row-major orders: TileSync / PDL with a transposed 128x192 producer, and
+  // RowSync / wait kernel with split-K in the consumer on few CTAs (tickets of split-K segments).
+  MlpVariant dyn;
+  dyn.dynamic = true;
+  dyn.g1.hopper.tile_n = 192;
+  dyn.g1.hopper.transposed = true;
+  dyn.g1.hopper.order = dyn.g2.hopper.order = OrderKind::RowMajor;
+  dyn.g2.hopper.tile_n = 256;
+  v.push_back(dyn);
+  MlpVariant dyn_row = rowsync_wait_kernel(dyn);
+  dyn_row.g1.hopper.transposed = false;
+  dyn_row.g2.hopper.tile_n = 128;
+  dyn_row.g2.hopper.splits = 2;
+  dyn_row.g2.hopper.ctas = 19;
+  v.push_back(dyn_row);
   return v;
 }
 
@@ -1275,6 +1290,7 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
           stream.ordering = Ordering::StreamOrder;
           stream.pdl_only = false;
           stream.fused = false;
+          stream.dynamic = false;
           Mlp ref(p, stream);
           b.Y.poison();
           ref.run(nullptr);
@@ -1328,6 +1344,48 @@ void expect_chains_bit_identical(int T, const std::vector<MlpVariant>& variants,
 TEST_F(HopperTest, MlpChainBitIdenticalToStreamOrder) {
   std::mt19937 rng(3);
   expect_chains_bit_identical(333, sync_variants(), rng);
+}
+
+// GEMM 2 by ticket (MlpVariant::dynamic) needs tile sync and a Hopper GEMM that can take tickets: each refusal
+// names the variant and why, before anything runs.
+TEST_F(HopperTest, MlpDynamicDispatchIsRefusedWhereItCannotRun) {
+  const int T = 200, H = 512, F = 768;
+  MlpBuffers b(T, H, F, F);
+  const MlpProblem p{DType::F16, Activation::GeLU, T, H, F, b.X.d, b.W1.d, b.W2.d, b.Hid.d, b.Y.d};
+  auto refusal = [&](const MlpVariant& v) -> std::string {
+    try {
+      Mlp m(p, v);
+    } catch (const PlanError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  MlpVariant ok;
+  ok.dynamic = true;
+  EXPECT_EQ(refusal(ok), "");
+  EXPECT_NE(ok.name().find("-dyn"), std::string::npos) << ok.name();
+  MlpVariant stream = ok;
+  stream.ordering = Ordering::StreamOrder;
+  EXPECT_NE(refusal(stream).find("needs tile sync"), std::string::npos) << refusal(stream);
+  MlpVariant streamk = ok;
+  streamk.g2.hopper.stream_k = true;
+  streamk.g2.hopper.ctas = 5;  // (a whole wave of 4 tiles, then a tail shared by 5 CTAs)
+  EXPECT_NE(refusal(streamk).find("stream-K"), std::string::npos) << refusal(streamk);
+  MlpVariant pingpong = ok;
+  pingpong.g2.hopper.pingpong = true;
+  EXPECT_NE(refusal(pingpong).find("pingpong"), std::string::npos) << refusal(pingpong);
+  MlpVariant skinny = ok;
+  skinny.g2 = workloads::GemmChoice::skinny(skinny::SkinnyConfig{});
+  MlpProblem few = p;
+  few.T = 8;
+  MlpVariant skinny_few = skinny;
+  std::string why;
+  try {
+    Mlp m(few, skinny_few);
+  } catch (const PlanError& e) {
+    why = e.what();
+  }
+  EXPECT_NE(why.find("no dynamic dispatch"), std::string::npos) << why;
 }
 
 // The synced kernel forms (gemm_config.hpp, "The forms of braid's GEMM kernels"): a tile-synchronized chain of

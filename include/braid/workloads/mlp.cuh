@@ -22,6 +22,7 @@
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/gemm_chain_plan.hpp"
+#include "braid/workloads/dynamic_dispatch.hpp"
 #include "braid/workloads/gemm_stage.hpp"
 
 namespace braid::workloads {
@@ -56,6 +57,10 @@ struct MlpVariant {
   // Both GEMMs skinny, as one launch (skinny::SkinnyChainOp): GEMM 2's chunks wait for the Hid tiles
   // they read inside the kernel. Needs ordering PDL (the chain's semaphores; the launch is stage 0's).
   bool fused = false;
+  // "-dyn": GEMM 2 takes its tiles by ticket (the stage's dynamic order, in g2's order) instead of a static persistent
+  // schedule, so that its CTAs resident early -- on the SMs GEMM 1's last wave leaves idle -- take every tile whose
+  // rows of Hid are done, not just their own share. Tile sync only (a Hopper GEMM 2 that dispatch_refusal accepts).
+  bool dynamic = false;
   // The stages' tile orders are g1.order() and g2.order().
 
   std::string name() const {
@@ -64,6 +69,7 @@ struct MlpVariant {
                                                       : std::string(sync == Sync::RowSync ? "rowsync-" : "tilesync-") +
                                                             ordering_name(ordering);
     if (ordering != Ordering::StreamOrder && !weights_first) n += "-noR";
+    if (dynamic) n += "-dyn";
     return n + "/" + g1.name() + "+" + g2.name();
   }
 };
@@ -103,6 +109,15 @@ class Mlp {
     plan.stages[1].block_count = uint32_t(g2_.ctas());
     plan.stages[0].occupancy = uint32_t(g1_.occupancy());
     plan.stages[1].occupancy = uint32_t(g2_.occupancy());
+    if (v.dynamic) {
+      BRAID_REQUIRE(v.ordering != Ordering::StreamOrder && !v.fused,
+                    "Mlp " + v.name() + ": dynamic dispatch of GEMM 2 needs tile sync (ordering PDL or wait kernel)");
+      BRAID_REQUIRE(!v.g2.is_skinny, "Mlp " + v.name() + ": the skinny GEMM 2 (" + v.g2.name() +
+                                         ") has no dynamic dispatch -- use a Hopper GEMM configuration");
+      const std::string why = dynamic_dispatch_refusal(v.g2.hopper);
+      BRAID_REQUIRE(why.empty(), "Mlp " + v.name() + " GEMM 2: " + why);
+      plan.stages[1].dynamic_order = true;
+    }
     opt.weights_first = v.weights_first;
     chain_ = std::make_unique<Chain>(plan, std::vector<TileShape>{g1_.tile(), g2_.tile()}, opt);
     if (v.fused) {
