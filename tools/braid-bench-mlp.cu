@@ -629,8 +629,7 @@ int main(int argc, char** argv) {
           std::sort(predicted.begin(), predicted.end(),
                     [](const Predicted& a, const Predicted& b) { return a.sync_us < b.sync_us; });
           for (size_t i = 0; i < predicted.size() && i < 2; ++i) {
-            MlpVariant v = predicted[i].v;
-            v.dynamic = true;
+            const MlpVariant& v = predicted[i].v;
             variants.push_back(v);                                              // RowSync, GEMM 2 by ticket
             add_variant(Sy::RowSync, Ordering::PDL, false, true, v.g1, v.g2);   // RowSync, static
           }
@@ -794,14 +793,8 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < variants.size(); ++i)
           if (variants[i].name() == ch.best && variants[i].ordering != Ordering::StreamOrder) pick = i;
         {
-          const Plan& plan = mlps[pick]->chain().plan();
-          sim::SimConfig sc;
-          sc.sms = uint32_t(sms);
-          sc.record_trace = false;
-          sc.ordering = Ordering::StreamOrder;
-          const double t_stream = sim::simulate(plan, sc).makespan;
-          sc.ordering = variants[pick].ordering;
-          const double t_sync = sim::simulate(plan, sc).makespan;
+          double t_stream = 0, t_sync = 0;
+          simulate_gain(mlps[pick]->chain().plan(), variants[pick], t_stream, t_sync);
           const double measured = times[pick] > 0 && times[0] > 0 ? times[0] / times[pick] : 0;
           std::printf("  %-6s T=%-5d %s: simulated gain %.3fx, measured %.3fx; chosen %s (%.3fx over stream, "
                       "%.3fx over the best peer, %.2f of floor; reachable with one launch %.2f, with two %.2f)\n",
