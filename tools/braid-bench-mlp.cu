@@ -551,13 +551,9 @@ int main(int argc, char** argv) {
         // The simulator's view of a chain: its plan with each stage's tile time from that stage's measured time
         // alone (per wave of persistent CTAs) where known, else the plan's own (K-proportional) tile times.
         auto simulate_gain = [&](const Plan& base, const MlpVariant& v, double& t_stream, double& t_sync) {
-          Plan plan = base;
           const double us[2] = {alone_us(c1, v.g1), alone_us(c2, v.g2)};
-          if (us[0] > 0 && us[1] > 0)
-            for (int k = 0; k < 2; ++k) {
-              const uint32_t waves = (plan.stages[k].tiles() + plan.stages[k].blocks() - 1) / plan.stages[k].blocks();
-              plan.stages[k].tile_time = us[k] / waves;
-            }
+          const bool measured = us[0] > 0 && us[1] > 0;
+          const Plan plan = measured ? sim::with_measured_stage_times(base, {us[0], us[1]}) : base;
           sim::SimConfig sc;
           sc.sms = uint32_t(sms);
           sc.record_trace = false;
@@ -565,7 +561,7 @@ int main(int argc, char** argv) {
           t_stream = sim::simulate(plan, sc).makespan;
           sc.ordering = v.ordering;
           t_sync = sim::simulate(plan, sc).makespan;
-          return us[0] > 0 && us[1] > 0;
+          return measured;
         };
         // Tile sync can pay only where GEMM 1 completes whole rows of Hid before its end (a GEMM-2 tile reads a
         // row of Hid): several waves of GEMM-1 tiles taken row by row, and GEMM 2 taking its tiles row by row too,

@@ -740,4 +740,17 @@ std::string format_table(const std::vector<CompareRow>& rows) {
   return o.str();
 }
 
+Plan with_measured_stage_times(Plan plan, const std::vector<double>& stage_us) {
+  BRAID_REQUIRE(stage_us.size() == plan.stages.size(),
+                "with_measured_stage_times: " + std::to_string(stage_us.size()) + " times for " +
+                    std::to_string(plan.stages.size()) + " stages");
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    if (!(stage_us[i] > 0)) continue;
+    StageSpec& s = plan.stages[i];
+    const uint32_t blocks = s.blocks() > 0 ? s.blocks() : 1;
+    s.tile_time = stage_us[i] / double((s.tiles() + blocks - 1) / blocks);
+  }
+  return plan;
+}
+
 }  // namespace braid::sim

@@ -127,6 +127,13 @@ struct SimResult {
 
 SimResult simulate(const Plan& plan, const SimConfig& cfg);
 
+// `plan` with each stage's tile time set from that stage's measured time alone: stage_us[i] / its waves of blocks
+// (ceil(tiles / blocks()): a persistent stage's CTAs each take that many tiles at most), for every stage with
+// stage_us[i] > 0 (others keep theirs). The workloads' plans carry tile times proportional to K, which ignore that two
+// stages' tiles differ in size; a measured time does not (braid-bench-mlp simulates its chains this way). Throws
+// PlanError unless stage_us has one entry per stage.
+Plan with_measured_stage_times(Plan plan, const std::vector<double>& stage_us);
+
 // ---- compare: stream order vs variants --------------------------------------------------------
 struct Variant {
   std::string name;

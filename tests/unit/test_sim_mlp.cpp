@@ -124,3 +124,49 @@ TEST(SimMlp, CompareTable) {
   EXPECT_EQ(bad[1].speedup, 0);
   EXPECT_NE(format_table(bad).find("DEADLOCK"), std::string::npos);
 }
+
+// with_measured_stage_times: a stage's tile time is its measured time over its waves of blocks, so that the stage
+// alone simulates to its measured time whatever its tile shape.
+TEST(SimMlp, MeasuredStageTimesSetTileTimesPerWave) {
+  Plan p = make_gpt3_mlp_plan(512, 128, 256, RowSync());
+  p.stages[1].block_count = 132;  // persistent: 192 tiles in two rounds
+  const Plan m = with_measured_stage_times(p, {100.0, 80.0});
+  EXPECT_DOUBLE_EQ(m.stages[0].tile_time, 100.0);  // 96 tiles, one per block: one wave
+  EXPECT_DOUBLE_EQ(m.stages[1].tile_time, 40.0);   // 192 tiles on 132 blocks: two
+  const SimResult s = simulate(m, cfg(Ordering::StreamOrder));
+  ASSERT_TRUE(s.ok()) << s.error_text();
+  EXPECT_DOUBLE_EQ(s.makespan, 180.0);
+  const Plan partial = with_measured_stage_times(p, {100.0, 0.0});  // unmeasured: the plan's own time
+  EXPECT_DOUBLE_EQ(partial.stages[1].tile_time, 6144);
+  EXPECT_THROW(with_measured_stage_times(p, {100.0}), PlanError);
+}
+
+// GEMM 2 by ticket (MlpVariant::dynamic): where GEMM 1 runs several waves in row-major order, its last wave leaves SMs
+// idle while its first rows are done; GEMM 2's persistent CTAs resident there take ready tiles. Times as measured for
+// LLaMA's T = 1024 pair (bench/results/mlp-hopper-h200-20261129-745336f/: ~134 and ~66 us alone), tiles 128 x 96 in
+// both stages (this builder's one tile shape), 132 persistent blocks each.
+//   GEMM 1: 29 x 8 = 232 tiles, two rounds, tile time 67. Blocks 100-131 own one tile and end at 67; rows 0-3 (tiles
+//     0-115) are done at 67, rows 4-7 at 134.
+//   GEMM 2: 86 x 8 = 688 tiles, six rounds, tile time 11. Stream order: 134 + 66 = 200.
+//   Static, PDL: blocks 0-31 take the 32 SMs freed at 67 and own tiles j, j + 132, j + 264 (rows 0, 1, 3: ready),
+//     then j + 396 (row 4): 67 + 33, then wait for 134; after it, three more (blocks < 28) or two: done by 167. Blocks
+//     32-131 start at 134 with five tiles each: 134 + 55 = 189.
+//   By ticket: the 32 early blocks take ready tiles from 67 to 134, six each (192 tiles); the other 496 take four
+//     rounds of 132 blocks from 134: 134 + 44 = 178.
+TEST(SimMlp, GemmTwoByTicketTakesTheReadyRowsOfGemmOnesLastWave) {
+  Plan p = make_mlp_plan(1024, 8192, 2752, 128, 96, RowSync());
+  p.stages[0].block_count = 132;
+  p.stages[1].block_count = 132;
+  const Plan stat = with_measured_stage_times(p, {134.0, 66.0});
+  Plan dyn = stat;
+  dyn.stages[1].dynamic_order = true;
+  const SimResult stream = simulate(stat, cfg(Ordering::StreamOrder));
+  const SimResult s = simulate(stat, cfg(Ordering::PDL));
+  const SimResult d = simulate(dyn, cfg(Ordering::PDL));
+  ASSERT_TRUE(stream.ok()) << stream.error_text();
+  ASSERT_TRUE(s.ok()) << s.error_text();
+  ASSERT_TRUE(d.ok()) << d.error_text();
+  EXPECT_DOUBLE_EQ(stream.makespan, 200.0);
+  EXPECT_DOUBLE_EQ(s.makespan, 189.0);
+  EXPECT_DOUBLE_EQ(d.makespan, 178.0);
+}
