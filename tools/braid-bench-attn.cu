@@ -257,13 +257,18 @@ int main(int argc, char** argv) {
         c.tile_m = tm;
         v.push_back(c);
       }
-    if (M <= 64)  // 64-row tiles staged for the TMA-store epilogue (the MLP's GEMM 2 picks at few tokens)
-      for (int tn : {128, 192})
+    if (M <= 64)  // 64-row tiles staged for the TMA-store epilogue (the MLP's GEMM 2 picks at few tokens), also
+                  // 64x64 (twice 64x128's CTAs) and with fewer k-tiles in flight than their rings hold (-f<N>)
+      for (int tn : {64, 128, 192})
         if (N % tn == 0) {
           GemmConfig c{tn, 1, 0};
           c.tile_m = 64;
           c.store = hopper::EpilogueStore::Staged;
           v.push_back(c);
+          for (int f : hopper::inflight_candidates(tn)) {
+            c.inflight = f;
+            v.push_back(c);
+          }
         }
     for (int tn : {128, 256}) {
       GemmConfig c{tn, 1, 0};

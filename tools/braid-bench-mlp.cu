@@ -412,8 +412,11 @@ int main(int argc, char** argv) {
           for (int tm : {192, 128, 64})
             for (int tn : {64, 96, 128, 192, 256}) {
               if (tm == 64 && T > 256) continue;  // 64-row tiles: for few tokens (more weight stages in flight)
-              // 128x64 (fp16): one row block reads each weight column block once; few tokens only.
-              if (tn == 64 && (tm != 128 || T > 256 || hdt != hopper::DType::F16)) continue;
+              // 128x64 (fp16): one row block reads each weight column block once; few tokens only. 64x64 (fp16,
+              // staged, T <= 128): twice 64x128's CTAs on a weight stream (under ~90 CTAs a stream is bound by each
+              // CTA's intake, bench/results/inflight-h200-20261129/).
+              if (tn == 64 && ((tm != 128 && tm != 64) || T > 256 || hdt != hopper::DType::F16)) continue;
+              if (tm == 64 && tn == 64 && T > 128) continue;
               // 192x96 (fp16): 128 tiles on GPT-3's W1 at T=384 (192x128: 96).
               if (tn == 96 && (tm != 192 || hdt != hopper::DType::F16)) continue;
               // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
@@ -442,12 +445,20 @@ int main(int argc, char** argv) {
                 // 64-row tiles so (few tokens: a one-wave GEMM's epilogue is exposed).
                 const bool staged_too = hdt == hopper::DType::F16 &&
                                         ((T > 128 && ((tm == 128 && tn == 256) || (tm == 192 && (tn == 192 || tn == 128)))) ||
-                                         (tm == 64 && (tn == 128 || tn == 192)) || (tm == 128 && tn == 64));
+                                         (tm == 64 && (tn == 64 || tn == 128 || tn == 192)) || (tm == 128 && tn == 64));
                 if (staged_too) {
                   GemmConfig c{tn, 1, 0, ord};
                   c.tile_m = tm;
                   c.store = hopper::EpilogueStore::Staged;
                   try_config(c);
+                  // ... and with fewer k-tiles in flight than their 6-13-stage rings hold (GemmConfig::inflight): a
+                  // weight stream over ~90+ CTAs runs 5-10% faster with 4-5 stages of 16 KB of weights in flight than
+                  // with 8 -- here 64 and 80 KB of weights a CTA (hopper::inflight_candidates).
+                  if (tm == 64 && T <= 128)
+                    for (int f : hopper::inflight_candidates(tn)) {
+                      c.inflight = f;
+                      try_config(c);
+                    }
                 }
                 for (hopper::EpilogueStore store : {hopper::EpilogueStore::Default, hopper::EpilogueStore::Direct}) {
                   if (store == hopper::EpilogueStore::Direct && !both_stores) continue;

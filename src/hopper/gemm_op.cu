@@ -97,6 +97,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x128_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x128_staged(bool segmented);  // whole tiles only
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x64_staged(bool segmented);  // whole tiles only
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_staged(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x96(bool segmented);
@@ -143,6 +144,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     if (f16 && staged && tile_m == 192 && tile_n == 128) return make_gemm_kernel_f16_192x128_staged(segmented);
     // 64-row tiles staged for the TMA store: few tokens, where a one-wave GEMM's epilogue is exposed.
     if (f16 && staged && tile_m == 64 && tile_n == 128) return make_gemm_kernel_f16_64x128_staged(segmented);
+    if (f16 && staged && tile_m == 64 && tile_n == 64) return make_gemm_kernel_f16_64x64_staged(segmented);
     if (f16 && staged && tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192_staged(segmented);
     if (f16 && staged && tile_m == 128 && tile_n == 64) return make_gemm_kernel_f16_128x64_staged(segmented);
     return nullptr;
@@ -188,6 +190,7 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
     return "splits must be in [1, " + std::to_string(k_tiles) + "] for " + std::to_string(k_tiles) +
            " k-tiles (got " + std::to_string(c.splits) + ")";
   if (c.ctas < 0) return "ctas must be >= 0";
+  if (c.inflight < 0) return "the in-flight cap (-f<N>) must be >= 1, or 0 for the ring's depth";
   if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
   if (c.reduce_scatter && c.splits < 2)
     return "reduce-scatter (-rs) shares the reduction of a split tile among its segments: it needs split-K (-sk<N>, N >= 2)";
@@ -284,6 +287,7 @@ void PersistentOp::build(std::unique_ptr<KernelBase> kernel, Grid grid, TileShap
                                 std::to_string(sched.ctas) + " fit as clusters of " + std::to_string(c.splits));
   if (!w->kernel->segmented() && sched.kind != Decomposition::DataParallel)
     throw std::logic_error(std::string(what) + ": " + c.name() + ": a whole-tile kernel was chosen for a segmented schedule");
+  sched.inflight = uint32_t(c.inflight);
   w->sched = sched;
   w->ctas = int(sched.launch_ctas());
   w->units = 0;

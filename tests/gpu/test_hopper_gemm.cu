@@ -72,6 +72,7 @@ struct GemmCase {
   int ctas = 0;
   int tile_m = 128;
   EpilogueStore store = EpilogueStore::Default;
+  int inflight = 0;  // GemmConfig::inflight (then also the same bits as uncapped)
 };
 
 // `reps` runs of `test`, D poisoned before each, give the first n elements of D that one run of `ref`
@@ -185,6 +186,15 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 96, 2, Activation::None, 200, 384, 1024, false, 0, 192},
       {DType::F16, 96, 1, Activation::GeLU, 300, 960, 640, true, 7, 192},
       {DType::F16, 96, 1, Activation::SwiGLU, 130, 576, 448, false, 0, 192},
+      // 64x64 staged (fp16, whole tiles): ragged, one token, SwiGLU (32-column output tiles)
+      {DType::F16, 64, 1, Activation::GeLU, 129, 600, 520, false, 0, 64, EpilogueStore::Staged},
+      {DType::F16, 64, 1, Activation::None, 1, 1024, 2048, false, 0, 64, EpilogueStore::Staged},
+      {DType::F16, 64, 1, Activation::SwiGLU, 65, 512, 448, false, 0, 64, EpilogueStore::Staged},
+      // k-tiles in flight capped below the ring's depth (-f<N>): whole tiles, split-K, stream-K, the 64x64 ring, 1
+      {DType::F16, 128, 1, Activation::GeLU, 64, 768, 1024, false, 0, 64, EpilogueStore::Staged, 2},
+      {DType::F16, 128, 3, Activation::None, 300, 384, 1024, false, 0, 128, EpilogueStore::Default, 3},
+      {DType::F16, 128, 1, Activation::SwiGLU, 130, 1024, 2048, true, 0, 128, EpilogueStore::Default, 4},
+      {DType::F16, 64, 1, Activation::GeLU, 1, 1024, 2048, false, 0, 64, EpilogueStore::Staged, 1},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -192,7 +202,8 @@ TEST_F(HopperTest, GemmMatchesReference) {
                              std::to_string(c.splits) + " " + activation_name(c.act) + " M=" + std::to_string(c.M) +
                              " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
                              (c.stream_k ? " stream-K ctas=" + std::to_string(c.ctas) : std::string()) +
-                             (c.store == EpilogueStore::Direct ? " direct" : c.store == EpilogueStore::Staged ? " staged" : "");
+                             (c.store == EpilogueStore::Direct ? " direct" : c.store == EpilogueStore::Staged ? " staged" : "") +
+                             (c.inflight > 0 ? " inflight " + std::to_string(c.inflight) : std::string());
     SCOPED_TRACE(what);
     const int n_out = c.act == Activation::SwiGLU ? c.N / 2 : c.N;
     Buf A(size_t(c.M) * c.K), B(size_t(c.K) * c.N), D(size_t(c.M) * n_out);
@@ -203,6 +214,7 @@ TEST_F(HopperTest, GemmMatchesReference) {
     cfg.stream_k = c.stream_k;
     cfg.tile_m = c.tile_m;
     cfg.store = c.store;
+    cfg.inflight = c.inflight;
     ASSERT_EQ(g.prepare({c.dt, A.d, B.d, D.d, c.M, c.N, c.K, c.act}, cfg), "");
     D.poison();
     g.run(nullptr);
@@ -210,6 +222,13 @@ TEST_F(HopperTest, GemmMatchesReference) {
     D.download();
     const double err = rel_error(reference(A, B, c.M, c.N, c.K, c.act, c.tile_n, c.dt), D, c.dt);
     EXPECT_LT(err, c.dt == DType::F16 ? 2e-3 : 1e-2) << what;
+    if (c.inflight > 0) {  // the cap only delays loads: the same bits as the whole ring, run after run
+      GemmOp whole;
+      GemmConfig uncapped = cfg;
+      uncapped.inflight = 0;
+      ASSERT_EQ(whole.prepare({c.dt, A.d, B.d, D.d, c.M, c.N, c.K, c.act}, uncapped), "");
+      expect_same_bits(whole, g, D, D.h.size(), 3);
+    }
   }
 }
 
@@ -1058,6 +1077,13 @@ std::vector<MlpVariant> sync_variants() {
   pdl_only.ordering = Ordering::StreamOrder;
   pdl_only.pdl_only = true;
   v.push_back(pdl_only);
+  MlpVariant pdl_only_capped = pdl_only;  // PDL alone, both GEMMs' loads capped (GEMM 2's early weights: the cap's)
+  pdl_only_capped.g1.hopper.inflight = 3;
+  pdl_only_capped.g2.hopper.inflight = 2;
+  v.push_back(pdl_only_capped);
+  MlpVariant capped;  // TileSync / PDL, GEMM 2's loads capped at one k-tile while it waits on GEMM 1's tiles
+  capped.g2.hopper.inflight = 1;
+  v.push_back(capped);
   MlpVariant multicast;  // B multicast in clusters of two (fp16 only), stream-K GEMM 2, few CTAs in GEMM 1
   multicast.g1.hopper.multicast = multicast.g2.hopper.multicast = 2;
   multicast.g1.hopper.ctas = 12;

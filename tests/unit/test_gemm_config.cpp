@@ -36,6 +36,12 @@ TEST(GemmConfig, NamesRoundTrip) {
   GemmConfig pp{128, 1, 0, OrderKind::RowMajor};  // pingpong warpgroups
   pp.pingpong = true;
   configs.push_back(pp);
+  GemmConfig capped{128, 1, 0, OrderKind::ColumnMajor};  // at most 4 k-tiles of loads in flight
+  capped.tile_m = 64;
+  capped.store = EpilogueStore::Staged;
+  capped.inflight = 4;
+  EXPECT_EQ(capped.name(), "64x128-staged-f4");
+  configs.push_back(capped);
   GemmConfig grouped{192, 1, 0, OrderKind::ColumnMajor};  // stream-K over groups of 4 CTAs in step
   grouped.stream_k = true;
   grouped.group = 4;
@@ -68,6 +74,7 @@ TEST(GemmConfig, NamesRoundTrip) {
     EXPECT_EQ(back.dsmem_reduce, c.dsmem_reduce) << c.name();
     EXPECT_EQ(back.segments_wait_for_peers(), c.reduce_scatter || c.dsmem_reduce) << c.name();
     EXPECT_EQ(back.tile_m, c.tile_m) << c.name();
+    EXPECT_EQ(back.inflight, c.inflight) << c.name();
     EXPECT_EQ(back.staged(), c.staged()) << c.name();
     EXPECT_EQ(back.pingpong, c.pingpong) << c.name();
     EXPECT_EQ(back.group, c.group) << c.name();
@@ -80,7 +87,8 @@ TEST(GemmConfig, NamesRoundTrip) {
 TEST(GemmConfig, MalformedNamesAreRefused) {
   GemmConfig c;
   for (const char* bad : {"", "128", "x128", "128x", "128x128-", "128x128-sk", "128x128-fast", "128x128streamk", "128x128-sk3rs",
-                          "128x128-c", "128x128-g", "128x128-gx", "64x64-o", "192x192-tt", "192x192-table"}) {
+                          "128x128-c", "128x128-g", "128x128-gx", "64x64-o", "192x192-tt", "192x192-table", "64x128-f",
+                          "64x128-f0"}) {
     const std::string why = parse_gemm_config(bad, c);
     EXPECT_FALSE(why.empty()) << "'" << bad << "' was accepted";
   }
@@ -243,4 +251,12 @@ TEST(GemmConfig, DynamicDispatchRefusals) {
     EXPECT_NE(r.find(why), std::string::npos) << name << ": " << r;
     EXPECT_NE(r.find(name), std::string::npos) << "the reason names the configuration: " << r;
   }
+}
+
+// The in-flight caps the tuners try: 64 and 80 KB of weights per CTA, in k-tiles of the tile's width.
+TEST(GemmConfig, InflightCandidatesHoldTheSameWeightBytes) {
+  EXPECT_EQ(inflight_candidates(64), (std::vector<int>{8, 10}));
+  EXPECT_EQ(inflight_candidates(128), (std::vector<int>{4, 5}));
+  EXPECT_EQ(inflight_candidates(192), (std::vector<int>{2, 3}));
+  EXPECT_EQ(inflight_candidates(1024), (std::vector<int>{1}));  // (never below one k-tile)
 }

@@ -16,7 +16,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "braid/order/tile_order.hpp"
 
@@ -191,6 +193,12 @@ struct GemmConfig {
   // split-K or stream-K), no pingpong; the weights multicast (-mc4) where instantiated; SwiGLU
   // weights packed per kTransposedSwigluBlock.
   bool transposed = false;
+  // In-flight cap ("-f<N>"): the producer keeps at most N k-tiles of loads outstanding (it also waits for the release of
+  // k-tile i - N before loading k-tile i), whatever the ring's depth; 0 = the ring's depth. A weight stream over ~90 or
+  // more CTAs is 5-10% faster with 4-5 stages of 16 KB in flight than with 8 (bench/results/inflight-h200-20261129/),
+  // and the 64-row tiles' rings are 6-13 stages deep. A runtime setting: same kernel, same bits. N >= the ring's depth
+  // changes nothing.
+  int inflight = 0;
   // The block width a SwiGLU weight is packed in for this configuration (pack_swiglu_columns).
   int swiglu_block() const { return transposed ? kTransposedSwigluBlock : tile_n; }
   // A tile's segments wait for each other (reduce-scatter, through L2 or in clusters): static dispatch,
@@ -222,12 +230,26 @@ struct GemmConfig {
            (group > 1 ? "-g" + std::to_string(group) : std::string()) +
            (ctas_per_sm > 1 ? "-o" + std::to_string(ctas_per_sm) : std::string()) + (stream_k ? "-streamk" : "") +
            (ctas > 0 ? "-c" + std::to_string(ctas) : std::string()) +
+           (inflight > 0 ? "-f" + std::to_string(inflight) : std::string()) +
            (order == OrderKind::RowMajor ? "-rowmajor" : order == OrderKind::Table ? "-table" : "");
   }
 };
 
+// The in-flight caps (GemmConfig::inflight) the tuners try on a 64-row tile `tile_n` weight columns wide: 64 and 80 KB
+// of weights per CTA (a k-tile of weights is tile_n x 64 x 2 bytes), the 4-5 stages of 16 KB that streamed best over
+// ~90+ CTAs (bench/results/inflight-h200-20261129/). 64x64: 8, 10; 64x128: 4, 5; 64x192: 2, 3.
+inline std::vector<int> inflight_candidates(int tile_n) {
+  const int ktile_bytes = tile_n * kTileK * 2;
+  std::vector<int> caps;
+  for (int kb : {64, 80}) {
+    const int cap = std::max(1, kb * 1024 / ktile_bytes);
+    if (caps.empty() || caps.back() != cap) caps.push_back(cap);
+  }
+  return caps;
+}
+
 // Parses what GemmConfig::name() prints ("128x256-sk3-c66-rowmajor", "64x128-streamk", "128x128-direct",
-// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp", "64x64-sk3-o2", "192x192-t"). Returns an
+// "128x128-sk3-rs-rowmajor", "128x256-mc2", "128x192-g4-streamk", "128x128-pp", "64x64-sk3-o2", "192x192-t", "64x128-staged-f4"). Returns an
 // empty string, or what is wrong with the text.
 inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
   GemmConfig c;
@@ -286,8 +308,11 @@ inline std::string parse_gemm_config(const std::string& text, GemmConfig& out) {
     } else if (text.compare(p, 1, "c") == 0) {
       p += 1;
       if (!number(c.ctas)) return "no CTA count after -c in '" + text + "'";
+    } else if (text.compare(p, 1, "f") == 0) {
+      p += 1;
+      if (!number(c.inflight) || c.inflight < 1) return "no k-tile count (>= 1) after -f in '" + text + "'";
     } else {
-      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -t -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -o<N> -streamk -c<N> -rowmajor)";
+      return "unknown option at offset " + std::to_string(p) + " of '" + text + "' (known: -t -staged -direct -pp -sk<N> -rs -dsm -mc<N> -g<N> -o<N> -streamk -c<N> -f<N> -rowmajor)";
     }
   }
   out = c;

@@ -535,6 +535,18 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
   ColumnWaiterWarp waiter;
   bool ok = true;
   PipelineState write = cutlass::make_producer_start_state<Pipeline>();
+  // The in-flight cap (GemmConfig::inflight, WorkSchedule::inflight): before k-tile i's loads, also wait for the
+  // consumers' release of k-tile i - cap -- the empty barrier of the state (Stages - cap) past `write`, whose wait is
+  // for the release of the k-tile that used its stage last -- so that at most `cap` k-tiles are in flight whatever
+  // the ring's depth. Runtime-uniform; off (cap >= Stages) it is one predicate per k-tile.
+  const uint32_t inflight = p.sched.inflight;
+  const bool capped = inflight > 0 && inflight < uint32_t(Pipeline::Stages);
+  auto wait_inflight = [&](const PipelineState& at) {
+    PipelineState lag = at;
+    lag.advance(uint32_t(Pipeline::Stages) - inflight);
+    while (pipeline.producer_try_acquire(lag) != cutlass::BarrierStatus::WaitDone) {
+    }
+  };
   ScheduledUnit w;
   for (auto cur = sched.begin(); sched.next_produced(cur, w, smem.ring, sp);) {
     if (!kMc && !w.in_grid) continue;  // a group member below the grid, no cluster to keep in step: skip
@@ -564,6 +576,7 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
           // mainloop, and a bounded acquire here made conv pairs 1-16% slower -- bounded-waits-ab
           // results. A stage the consumers never release means they are stuck, in a bounded wait or
           // where Chain::check's deadline sees it.)
+          if (capped) wait_inflight(write);
           pipeline.producer_acquire(write);
           if (b_first)
             copy(wgt_load.with(*pipeline.producer_get_barrier(write), mc_mask_b), tBgB(_, _, _, k),
@@ -592,9 +605,12 @@ __device__ __forceinline__ void produce(const typename Traits::Params& p, typena
     // Early weights: B of the unit's first stages (as many as the pipeline holds), the wait for the primary
     // grid, then A of those stages; returns the next k-tile. (Elected lane only.)
     auto load_early = [&](int k) {
-      const int pre = min(int(Pipeline::Stages), int(w.k_end) - k);
+      // (Capped, no more than the cap: a stage past it would wait for a release that needs the activations loaded
+      // after the wait below.)
+      const int pre = min(capped ? int(inflight) : int(Pipeline::Stages), int(w.k_end) - k);
       PipelineState s = write;
       for (int i = 0; i < pre; ++i, ++s) {
+        if (capped) wait_inflight(s);
         pipeline.producer_acquire(s);
         copy(wgt_load.with(*pipeline.producer_get_barrier(s), mc_mask_b), tBgB(_, _, _, k + i), tBsB(_, _, _, s.index()));
       }

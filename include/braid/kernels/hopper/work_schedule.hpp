@@ -73,6 +73,8 @@ struct WorkSchedule {
   // never stores its own partials, and reads theirs. Otherwise the last segment to arrive reduces,
   // every segment having stored its partials first.
   uint32_t owner_reduces = 0;
+  uint32_t inflight = 0;        // k-tiles of loads the producer keeps outstanding at most (GemmConfig::inflight; 0:
+                                //   the ring's depth). Not part of the decomposition: set after make().
   uint32_t group = 1;           // CTAs per group walking one column block's k-steps (tiles: tile groups,
                                 //   ctas: CTA groups), or 1; a multicast cluster when the kernel multicasts
   // The divisors of the per-unit index math (fast_div.hpp), set by make() with `splits` and `group`:
