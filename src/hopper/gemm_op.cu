@@ -190,7 +190,11 @@ std::string PersistentOp::check_schedule(const GemmConfig& c, int k_tiles) {
     return "splits must be in [1, " + std::to_string(k_tiles) + "] for " + std::to_string(k_tiles) +
            " k-tiles (got " + std::to_string(c.splits) + ")";
   if (c.ctas < 0) return "ctas must be >= 0";
-  if (c.inflight < 0) return "the in-flight cap (-f<N>) must be >= 1, or 0 for the ring's depth";
+  // (A consumer warpgroup releases k-tile i - 1's stage only once k-tile i's MMAs are issued: a cap of one k-tile would
+  // wait for a release that waits for the load it holds back.)
+  if (c.inflight < 0 || c.inflight == 1)
+    return "the in-flight cap (-f<N>) must be at least 2 k-tiles (the consumers release a stage once the next one's MMAs "
+           "are issued), or 0 for the ring's depth (got " + std::to_string(c.inflight) + ")";
   if (c.stream_k && c.splits > 1) return "stream-K and split-K exclude each other (got splits=" + std::to_string(c.splits) + ")";
   if (c.reduce_scatter && c.splits < 2)
     return "reduce-scatter (-rs) shares the reduction of a split tile among its segments: it needs split-K (-sk<N>, N >= 2)";

@@ -190,11 +190,12 @@ TEST_F(HopperTest, GemmMatchesReference) {
       {DType::F16, 64, 1, Activation::GeLU, 129, 600, 520, false, 0, 64, EpilogueStore::Staged},
       {DType::F16, 64, 1, Activation::None, 1, 1024, 2048, false, 0, 64, EpilogueStore::Staged},
       {DType::F16, 64, 1, Activation::SwiGLU, 65, 512, 448, false, 0, 64, EpilogueStore::Staged},
-      // k-tiles in flight capped below the ring's depth (-f<N>): whole tiles, split-K, stream-K, the 64x64 ring, 1
+      // k-tiles in flight capped below the ring's depth (-f<N>): whole tiles, split-K, stream-K, the 64x64 ring at the
+      // least cap (2: a consumer releases a stage once the next one's MMAs are issued; 1 is refused, below)
       {DType::F16, 128, 1, Activation::GeLU, 64, 768, 1024, false, 0, 64, EpilogueStore::Staged, 2},
       {DType::F16, 128, 3, Activation::None, 300, 384, 1024, false, 0, 128, EpilogueStore::Default, 3},
       {DType::F16, 128, 1, Activation::SwiGLU, 130, 1024, 2048, true, 0, 128, EpilogueStore::Default, 4},
-      {DType::F16, 64, 1, Activation::GeLU, 1, 1024, 2048, false, 0, 64, EpilogueStore::Staged, 1},
+      {DType::F16, 64, 1, Activation::GeLU, 1, 1024, 2048, false, 0, 64, EpilogueStore::Staged, 2},
   };
   for (const auto& c : cases) {
     const std::string what = std::string(dtype_name(c.dt)) + " " + std::to_string(c.tile_m) + "x" +
@@ -230,6 +231,14 @@ TEST_F(HopperTest, GemmMatchesReference) {
       expect_same_bits(whole, g, D, D.h.size(), 3);
     }
   }
+  // A cap of one k-tile would deadlock (the consumers release a stage once the next one's MMAs are issued): refused.
+  Buf A(size_t(64) * 512), B(size_t(512) * 256), D(size_t(64) * 256);
+  GemmOp g;
+  GemmConfig one{128, 1, 0};
+  one.tile_m = 64;
+  one.inflight = 1;
+  const std::string why = g.prepare({DType::F16, A.d, B.d, D.d, 64, 256, 512, Activation::None}, one);
+  EXPECT_NE(why.find("at least 2 k-tiles"), std::string::npos) << why;
 }
 
 // The staged epilogue copies its tile out in 16-byte pieces only where D allows them; a D that is not
@@ -1081,8 +1090,8 @@ std::vector<MlpVariant> sync_variants() {
   pdl_only_capped.g1.hopper.inflight = 3;
   pdl_only_capped.g2.hopper.inflight = 2;
   v.push_back(pdl_only_capped);
-  MlpVariant capped;  // TileSync / PDL, GEMM 2's loads capped at one k-tile while it waits on GEMM 1's tiles
-  capped.g2.hopper.inflight = 1;
+  MlpVariant capped;  // TileSync / PDL, GEMM 2's loads capped at two k-tiles (the least) while it waits on GEMM 1's tiles
+  capped.g2.hopper.inflight = 2;
   v.push_back(capped);
   MlpVariant multicast;  // B multicast in clusters of two (fp16 only), stream-K GEMM 2, few CTAs in GEMM 1
   multicast.g1.hopper.multicast = multicast.g2.hopper.multicast = 2;

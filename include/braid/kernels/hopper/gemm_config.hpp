@@ -197,7 +197,7 @@ struct GemmConfig {
   // k-tile i - N before loading k-tile i), whatever the ring's depth; 0 = the ring's depth. A weight stream over ~90 or
   // more CTAs is 5-10% faster with 4-5 stages of 16 KB in flight than with 8 (bench/results/inflight-h200-20261129/),
   // and the 64-row tiles' rings are 6-13 stages deep. A runtime setting: same kernel, same bits. N >= the ring's depth
-  // changes nothing.
+  // changes nothing; N = 1 is refused (a consumer releases a stage once the next one's MMAs are issued).
   int inflight = 0;
   // The block width a SwiGLU weight is packed in for this configuration (pack_swiglu_columns).
   int swiglu_block() const { return transposed ? kTransposedSwigluBlock : tile_n; }
