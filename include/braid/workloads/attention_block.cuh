@@ -192,12 +192,7 @@ class AttentionBlock {
     shapes.push_back(out_.tile());
     Plan plan = make_attention_block_plan("attention-block", d);
     if (v.dynamic) {  // (parse refuses -dyn without a policy; a variant built by hand is checked here)
-      if (v.ordering == Ordering::StreamOrder)
-        throw PlanError("AttentionBlock " + v.name() + ": dynamic dispatch of the output GEMM needs tile sync");
-      if (v.out.is_skinny)
-        throw PlanError("AttentionBlock " + v.name() + ": the skinny output GEMM (" + v.out.name() +
-                        ") has no dynamic dispatch -- use a Hopper GEMM configuration");
-      if (const std::string why = dynamic_dispatch_refusal(v.out.hopper); !why.empty())
+      if (const std::string why = dynamic_stage_refusal(v.out, v.ordering); !why.empty())
         throw PlanError("AttentionBlock " + v.name() + " output GEMM: " + why);
       plan.stages.back().dynamic_order = true;
     }

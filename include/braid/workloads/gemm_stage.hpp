@@ -8,6 +8,8 @@
 
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/kernels/skinny/skinny_op.hpp"
+#include "braid/plan/plan.hpp"
+#include "braid/workloads/dynamic_dispatch.hpp"
 
 namespace braid::workloads {
 
@@ -64,5 +66,14 @@ class GemmStage {
   hopper::GemmOp hopper_;
   skinny::SkinnyGemmOp skinny_;
 };
+
+// A chain stage taking its tiles by ticket (the stage's dynamic order: the MLP's GEMM 2, the attention block's output
+// GEMM): "" when `c` can, under `ordering`, else why not -- tile sync (stream order has no tickets to wait for) and a
+// Hopper GEMM configuration that dynamic_dispatch_refusal accepts.
+inline std::string dynamic_stage_refusal(const GemmChoice& c, Ordering ordering) {
+  if (ordering == Ordering::StreamOrder) return "dynamic dispatch needs tile sync (ordering PDL or wait kernel)";
+  if (c.is_skinny) return "the skinny GEMM (" + c.name() + ") has no dynamic dispatch -- use a Hopper GEMM configuration";
+  return dynamic_dispatch_refusal(c.hopper);
+}
 
 }  // namespace braid::workloads

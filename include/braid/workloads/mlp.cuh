@@ -22,7 +22,6 @@
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/runtime/chain.cuh"
 #include "braid/workloads/gemm_chain_plan.hpp"
-#include "braid/workloads/dynamic_dispatch.hpp"
 #include "braid/workloads/gemm_stage.hpp"
 
 namespace braid::workloads {
@@ -110,11 +109,8 @@ class Mlp {
     plan.stages[0].occupancy = uint32_t(g1_.occupancy());
     plan.stages[1].occupancy = uint32_t(g2_.occupancy());
     if (v.dynamic) {
-      BRAID_REQUIRE(v.ordering != Ordering::StreamOrder && !v.fused,
-                    "Mlp " + v.name() + ": dynamic dispatch of GEMM 2 needs tile sync (ordering PDL or wait kernel)");
-      BRAID_REQUIRE(!v.g2.is_skinny, "Mlp " + v.name() + ": the skinny GEMM 2 (" + v.g2.name() +
-                                         ") has no dynamic dispatch -- use a Hopper GEMM configuration");
-      const std::string why = dynamic_dispatch_refusal(v.g2.hopper);
+      BRAID_REQUIRE(!v.fused, "Mlp " + v.name() + ": a fused chain has no GEMM 2 launch to take tickets");
+      const std::string why = dynamic_stage_refusal(v.g2, v.ordering);
       BRAID_REQUIRE(why.empty(), "Mlp " + v.name() + " GEMM 2: " + why);
       plan.stages[1].dynamic_order = true;
     }
