@@ -417,10 +417,11 @@ int main(int argc, char** argv) {
               // CTA's intake, bench/results/inflight-h200-20261129/).
               if (tn == 64 && ((tm != 128 && tm != 64) || T > 256 || hdt != hopper::DType::F16)) continue;
               if (tm == 64 && tn == 64 && T > 128) continue;
-              // 96 columns (fp16, direct stores): 128 tiles on GPT-3's W1 with 192 rows at T=384 (192x128: 96), 128
-              // rows at T=256 and 64 rows at T=128 (x128: 96 tiles), each CTA taking in a sixth to an eighth less
-              // per k-step than its x128 twin (a weight stream's CTA is bound by its intake).
-              if (tn == 96 && (hdt != hopper::DType::F16 || (tm == 128 && (T <= 64 || T > 512)))) continue;
+              // 96 columns (fp16, direct stores): 192x96, 128 tiles on GPT-3's W1 at T=384 (192x128: 96); 64x96 at
+              // T <= 64, twice 64x192's CTAs on GPT-3's W2 (picked there as GEMM 2 under PDL). (At T = 128-256 the
+              // 96-column tiles stream 20-30% slower than 64x128 / 64x192 -- their weight tile is not whole 128-byte
+              // swizzled rows -- and 128x96 was removed: bench/results/x96-tiles-h200-20261129/.)
+              if (tn == 96 && (hdt != hopper::DType::F16 || tm == 128 || (tm == 64 && T > 64))) continue;
               // Tiles that fit the SM count (fp16): 192x192, 192x128, 128x192 (docs/hopper-gemm.md).
               // 64x192: 128 tiles at GPT-3 W2 T=128 and W1 T=256, the tiling cuBLASLt's kernels use there.
               if (tm == 192 && (tn == 256 || T <= 128)) continue;
@@ -544,6 +545,9 @@ int main(int argc, char** argv) {
         using Sy = MlpVariant::Sync;
         add_variant(Sy::TileSync, Ordering::StreamOrder, false, true, b1, b2);  // baseline
         add_variant(Sy::TileSync, Ordering::StreamOrder, true, true, b1, b2);
+        // ... and GEMM 2 resident early without loading its weights early (its prologue and code fetch under GEMM 1's
+        // tail, its weight stream not competing with GEMM 1's).
+        add_variant(Sy::TileSync, Ordering::StreamOrder, true, false, b1, b2);
         add_variant(Sy::TileSync, Ordering::PDL, false, true, b1, b2);
         add_variant(Sy::RowSync, Ordering::PDL, false, true, b1, b2);
         // (reduce-scatter split-K needs every segment of a tile running: not under the wait kernel)

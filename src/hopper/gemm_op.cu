@@ -102,7 +102,6 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x192_staged(bool segmente
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x96(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x96(bool segmented);
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x96(bool segmented);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x64_staged(bool segmented);  // whole tiles only
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_t();  // transposed (whole tiles)
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
@@ -162,9 +161,8 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
   if (f16 && tile_m == 64 && tile_n == 192) return make_gemm_kernel_f16_64x192(segmented);
   if (f16 && tile_m == 128 && tile_n == 64) return make_gemm_kernel_f16_128x64(segmented);
   if (f16 && tile_m == 192 && tile_n == 96) return make_gemm_kernel_f16_192x96(segmented);
-  // 96 columns for 128 tiles of a 6144-column weight (GPT-3's W1) with 64 or 128 rows (instances/gemm_f16_*x96.cu).
+  // 64x96: twice 64x192's CTAs on a weight stream with few tokens (instances/gemm_f16_64x96.cu).
   if (f16 && tile_m == 64 && tile_n == 96) return make_gemm_kernel_f16_64x96(segmented);
-  if (f16 && tile_m == 128 && tile_n == 96) return make_gemm_kernel_f16_128x96(segmented);
   return nullptr;
 }
 

@@ -67,7 +67,7 @@ struct MlpVariant {
     std::string n = ordering == Ordering::StreamOrder ? (pdl_only ? "pdl-only" : "stream")
                                                       : std::string(sync == Sync::RowSync ? "rowsync-" : "tilesync-") +
                                                             ordering_name(ordering);
-    if (ordering != Ordering::StreamOrder && !weights_first) n += "-noR";
+    if ((ordering != Ordering::StreamOrder || pdl_only) && !weights_first) n += "-noR";
     if (dynamic) n += "-dyn";
     return n + "/" + g1.name() + "+" + g2.name();
   }

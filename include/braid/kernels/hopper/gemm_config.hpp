@@ -131,11 +131,11 @@ constexpr bool stages_epilogue(int tile_m, int tile_n, EpilogueStore e) {
 // more pipeline stages of weights when tokens are few) or 192 (three: with tile_n 192 or 128, tile
 // counts that fit the SM count, e.g. 128 tiles of 192x192 for GPT-3's W1 at 768 tokens; fp16), one
 // TMA producer warp. Instantiated: 64/128 x 128/256 (fp16, bf16), 192x192, 192x128, 128x192, 64x192,
-// 128x64, 192x96 (fp16); staged for the TMA store besides the default: 128x256, 192x192, 192x128, 64x128, 64x192,
+// 128x64, 192x96, 64x96 (fp16); staged for the TMA store besides the default: 128x256, 192x192, 192x128, 64x128, 64x192,
 // 128x64 (fp16, whole tiles); B multicast (-mc2, fp16): 128x128, 128x256, 128x192, 64x192, 64x128
 // (src/hopper/gemm_op.cu).
 struct GemmConfig {
-  int tile_n = 128;  // 64, 96 (192x96), 128, 192 or 256
+  int tile_n = 128;  // 64, 96 (192x96, 64x96), 128, 192 or 256
   int splits = 1;    // split-K: the last split of a tile to finish reduces all partials in split order
                      // (deterministic) and runs the epilogue; 1 = no split
   int ctas = 0;      // persistent CTAs; 0 = one per SM, capped at the number of work units
