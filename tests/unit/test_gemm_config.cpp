@@ -258,5 +258,7 @@ TEST(GemmConfig, InflightCandidatesHoldTheSameWeightBytes) {
   EXPECT_EQ(inflight_candidates(64), (std::vector<int>{8, 10}));
   EXPECT_EQ(inflight_candidates(128), (std::vector<int>{4, 5}));
   EXPECT_EQ(inflight_candidates(192), (std::vector<int>{2, 3}));
-  EXPECT_EQ(inflight_candidates(1024), (std::vector<int>{1}));  // (never below one k-tile)
+  EXPECT_EQ(inflight_candidates(1024), (std::vector<int>{2}));  // (never below the least cap the op accepts)
+  for (int tn = 8; tn <= 2048; tn += 8)  // (PersistentOp::check_schedule refuses -f1: GPU test GemmMatchesReference)
+    for (int f : inflight_candidates(tn)) EXPECT_GE(f, 2) << "tile_n " << tn;
 }

@@ -237,12 +237,13 @@ struct GemmConfig {
 
 // The in-flight caps (GemmConfig::inflight) the tuners try on a 64-row tile `tile_n` weight columns wide: 64 and 80 KB
 // of weights per CTA (a k-tile of weights is tile_n x 64 x 2 bytes), the 4-5 stages of 16 KB that streamed best over
-// ~90+ CTAs (bench/results/inflight-h200-20261129/). 64x64: 8, 10; 64x128: 4, 5; 64x192: 2, 3.
+// ~90+ CTAs (bench/results/inflight-h200-20261129/). 64x64: 8, 10; 64x128: 4, 5; 64x192: 2, 3. Never below 2 k-tiles,
+// the least cap PersistentOp::check_schedule accepts (a consumer releases a stage once the next one's MMAs are issued).
 inline std::vector<int> inflight_candidates(int tile_n) {
   const int ktile_bytes = tile_n * kTileK * 2;
   std::vector<int> caps;
   for (int kb : {64, 80}) {
-    const int cap = std::max(1, kb * 1024 / ktile_bytes);
+    const int cap = std::max(2, kb * 1024 / ktile_bytes);
     if (caps.empty() || caps.back() != cap) caps.push_back(cap);
   }
   return caps;
