@@ -12,6 +12,9 @@
 #                                      r.tgz and the calling script exits
 #   unpack_carried SET OUT             OUT made; the carried binaries SET/<sub>/*.xz unpacked to /tmp/<sub>/; the GPU,
 #                                      its driver and clocks and the date into OUT/device.txt
+#   start_filtered_run SET             like start_gated_run, but unpacked under $OUT itself and gated by the GPU tests
+#                                      that match $TESTS (default HopperTest.*; run_gpu_tests, verdict in OUT/parts.txt):
+#                                      on a failure it lists them and the calling script exits
 #   run_gpu_tests BIN OUT LOG          braid_gpu_tests --gtest_filter=$TESTS when TESTS is set (output
 #                                      in OUT/gpu-tests.log, the verdict appended to LOG); TESTS_GATE=1
 #                                      returns its failure
@@ -24,6 +27,15 @@ start_gated_run() {
     (cd "$OUT" && tar czf r.tgz r && rm -rf r)
     exit 1
   fi
+}
+start_filtered_run() {
+  export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
+  unpack_carried "$1" "$OUT"
+  B=/tmp/new
+  TESTS=${TESTS:-HopperTest.*} TEST_LIMIT=${TEST_LIMIT:-200} TESTS_GATE=1 run_gpu_tests "$B" "$OUT" "$OUT/parts.txt" || {
+    grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head
+    exit 1
+  }
 }
 unpack_carried() {
   mkdir -p "$2"

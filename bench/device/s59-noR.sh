@@ -4,14 +4,9 @@
 #   SET=.carry/S59b OUT=$OUT COMMIT=<hash> bash bench/device/s59-noR.sh
 # SET holds new/{braid_gpu_tests,braid-bench-mlp}.xz.
 set -uo pipefail
-SET=${SET:-.carry/S59b}
 OUT=${OUT:-out}
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
-unpack_carried "$SET" "$OUT"
-B=/tmp/new
-TESTS=${TESTS:-HopperTest.*} TEST_LIMIT=${TEST_LIMIT:-200} TESTS_GATE=1 run_gpu_tests $B "$OUT" "$OUT/parts.txt" || {
-  grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head; exit 1; }
+start_filtered_run "${SET:-.carry/S59b}"
 BIN=$B OUT="$OUT/mlp" LIMIT=200 bash bench/device/mlp-run.sh | grep -E "chosen|CHECK" | sed 's/simulated gain.*chosen/chosen/'
 mkdir -p "$OUT/tr"
 log_header "$OUT/tr/trace.log" "braid-bench-mlp --models llama --tokens 1,32 --reps 20 --trace-dir tr"

@@ -5,14 +5,9 @@
 #   SET=.carry/S59 OUT=$OUT COMMIT=<hash> bash bench/device/s59-x96.sh
 # SET holds new/{braid_gpu_tests,braid-gemm,braid-bench-mlp}.xz.
 set -uo pipefail
-SET=${SET:-.carry/S59}
 OUT=${OUT:-out}
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
-unpack_carried "$SET" "$OUT"
-B=/tmp/new
-TESTS=${TESTS:-HopperTest.*} TEST_LIMIT=${TEST_LIMIT:-200} TESTS_GATE=1 run_gpu_tests $B "$OUT" "$OUT/parts.txt" || {
-  grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head; exit 1; }
+start_filtered_run "${SET:-.carry/S59}"
 G="$OUT/gemm-x96.log"
 log_header "$G" "braid-gemm --m 64,128,256 --n 6144 --k 12288 --act gelu ...; --n 12288 --k 6144 ... --reps 30"
 timeout 120 $B/braid-gemm --m 64,128,256 --n 6144 --k 12288 --act gelu --reps 30 \
