@@ -436,7 +436,8 @@ int main(int argc, char** argv) {
                 // B multicast to clusters of two CTAs on adjacent row tiles (fp16, 128x128 / 128x256, default
                 // store): pays only with at least two row tiles. (128x192, 64x192 and 64x128 have multicast
                 // kernels too, measured slower than their own loads on every MLP shape at M = 128-384 and
-                // left out of the search: gemm-shapes-64x192-mc2-h100-20261125-17258b2.log.)
+                // left out of the search: gemm-shapes-64x192-mc2-h100-20261125-17258b2.log; on the H200 too,
+                // x96-tiles-h200-20261129/mc2-h200.log.)
                 auto try_multicast = [&](GemmConfig c) {
                   if (tm != 128 || tn == 192 || T <= tm || hdt != hopper::DType::F16 ||
                       c.store != hopper::EpilogueStore::Default)
