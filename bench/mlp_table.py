@@ -3,7 +3,9 @@
 cuBLASLt peer, braid in stream order, braid's autotuned pick and their ratio, and optionally braid's
 pick from an earlier CSV; with --log (the same run's braid-bench-mlp log), the most of the floor any implementation
 timed this way can reach: floor / (floor + one empty launch), the launch timed in that run (launch_floor.cuh).
-Usage: mlp_table.py results.csv [--log run.log ...] [--before earlier.csv --before-label TEXT]"""
+With --also (other calls' CSVs of the same code, repeatable), a column with braid / cuBLASLt in every call, lowest to
+highest: how much of a ratio near 1.00x is the spread between calls.
+Usage: mlp_table.py results.csv [--log run.log ...] [--before earlier.csv --before-label TEXT] [--also other.csv ...]"""
 import argparse
 import csv
 import re
@@ -18,6 +20,14 @@ def load(path):
         key = (r["workload"][4:], int(r["shape"].split("=")[1]))
         by.setdefault(key, {})[r["variant"]] = r
     return by
+
+
+def speedup(variants):
+    """cuBLASLt's best passing time over braid's pick in one call's rows of a (model, T), or None without both."""
+    peers = [float(r["time_us"]) for n, r in variants.items() if n.startswith("peer:cublaslt") and r["check"] == "pass"]
+    if not peers or "braid" not in variants:
+        return None
+    return min(peers) / float(variants["braid"]["time_us"])
 
 
 def launch_us(log_path):
@@ -42,11 +52,14 @@ def main():
                     help="a braid-bench-mlp log of the same run (repeat: one per model, each model's own launch time)")
     ap.add_argument("--before")
     ap.add_argument("--before-label", default="before")
+    ap.add_argument("--also", action="append", default=[],
+                    help="another call's CSV (repeat): braid / cuBLASLt over this and every such call, lowest-highest")
     a = ap.parse_args()
     now = load(a.csv)
     if not now:
         sys.exit(f"mlp_table.py: no mlp-* rows in {a.csv}")
     before = load(a.before) if a.before else {}
+    also = [load(p) for p in a.also]
     launch = {}  # model -> the launch time measured in that model's run ("*": a log naming no model)
     for path in a.log:
         us, models = launch_us(path)
@@ -59,6 +72,9 @@ def main():
         sep += "---|"
     if before:
         head += f" {a.before_label} µs |"
+        sep += "---|"
+    if also:
+        head += f" braid / cuBLASLt in {len(also) + 1} calls |"
         sep += "---|"
     print(head)
     print(sep)
@@ -80,6 +96,9 @@ def main():
         if before:
             b = before.get((model, t), {}).get("braid")
             row += f" {float(b['time_us']):.0f} |" if b else " |"
+        if also:
+            ratios = [r for r in (speedup(c.get((model, t), {})) for c in [now] + also) if r is not None]
+            row += f" {min(ratios):.3f}-{max(ratios):.3f} ({len(ratios)}) |"
         print(row)
 
 

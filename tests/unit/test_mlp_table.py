@@ -73,6 +73,15 @@ class MlpTable(unittest.TestCase):
         cells = [c.strip() for c in lines[2].strip("|").split("|")]
         self.assertEqual(cells[8], f"{32 / (32 + 3.2):.2f} (+3.2 µs)")  # the llama log's, not gpt3's 9.0
 
+    def test_also_gives_the_ratio_in_every_call(self):
+        other = os.path.join(self.dir.name, "other.csv")
+        with open(other, "w") as f:  # a second call: cuBLASLt 42, braid 43 (0.977x); this call's 44 / 40 (1.100x)
+            f.write(CSV.replace("swiglu-graph,44.00", "swiglu-graph,42.00").replace(",braid,40.00", ",braid,43.00"))
+        lines = run_table([self.csv, "--also", other])
+        self.assertIn("in 2 calls", lines[0])
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        self.assertEqual(cells[-1], f"{42 / 43:.3f}-{44 / 40:.3f} (2)")
+
     def test_log_without_the_line_is_an_error(self):
         with open(self.log, "w") as f:
             f.write("no such line\n")
