@@ -4,7 +4,8 @@ cuBLASLt peer, braid in stream order, braid's autotuned pick and their ratio, an
 pick from an earlier CSV; with --log (the same run's braid-bench-mlp log), the most of the floor any implementation
 timed this way can reach: floor / (floor + one empty launch), the launch timed in that run (launch_floor.cuh).
 With --also (other calls' CSVs of the same code, repeatable), a column with braid / cuBLASLt in every call, lowest to
-highest: how much of a ratio near 1.00x is the spread between calls.
+highest: how much of a ratio near 1.00x is the spread between calls. Where the CSV has the rows of braid-bench-mlp
+--interleave (the pick and cuBLASLt re-timed in alternating rounds), a column with their ratio.
 Usage: mlp_table.py results.csv [--log run.log ...] [--before earlier.csv --before-label TEXT] [--also other.csv ...]"""
 import argparse
 import csv
@@ -22,12 +23,26 @@ def load(path):
     return by
 
 
+def is_peer(name):
+    """A cuBLASLt row of the tuning phase (not the interleaved rounds' re-timing)."""
+    return name.startswith("peer:cublaslt") and not name.endswith("-interleaved")
+
+
 def speedup(variants):
     """cuBLASLt's best passing time over braid's pick in one call's rows of a (model, T), or None without both."""
-    peers = [float(r["time_us"]) for n, r in variants.items() if n.startswith("peer:cublaslt") and r["check"] == "pass"]
+    peers = [float(r["time_us"]) for n, r in variants.items() if is_peer(n) and r["check"] == "pass"]
     if not peers or "braid" not in variants:
         return None
     return min(peers) / float(variants["braid"]["time_us"])
+
+
+def interleaved(variants):
+    """cuBLASLt over braid's pick timed in alternating rounds (braid-bench-mlp --interleave), or None."""
+    b = [r for n, r in variants.items() if n.startswith("braid:interleaved/") and r["check"] == "pass"]
+    p = [r for n, r in variants.items() if n.startswith("peer:cublaslt") and n.endswith("-interleaved") and r["check"] == "pass"]
+    if not b or not p:
+        return None
+    return float(p[0]["time_us"]) / float(b[0]["time_us"])
 
 
 def launch_us(log_path):
@@ -76,12 +91,16 @@ def main():
     if also:
         head += f" braid / cuBLASLt in {len(also) + 1} calls |"
         sep += "---|"
+    inter = any(interleaved(v) is not None for v in now.values())
+    if inter:
+        head += " braid / cuBLASLt timed alternately |"
+        sep += "---|"
     print(head)
     print(sep)
     for (model, t) in sorted(now, key=lambda k: (k[0], k[1])):
         v = now[(model, t)]
         floor = float(v["braid"]["floor_us"])
-        peer = min((float(r["time_us"]), n) for n, r in v.items() if n.startswith("peer:cublaslt") and r["check"] == "pass")
+        peer = min((float(r["time_us"]), n) for n, r in v.items() if is_peer(n) and r["check"] == "pass")
         braid = float(v["braid"]["time_us"])
         # The chosen variant's row (runs cut short by a time limit may have written the summary row only).
         pick = next((n for n, r in v.items() if n.startswith("braid:") and abs(float(r["time_us"]) - braid) < 1e-6),
@@ -99,6 +118,9 @@ def main():
         if also:
             ratios = [r for r in (speedup(c.get((model, t), {})) for c in [now] + also) if r is not None]
             row += f" {min(ratios):.3f}-{max(ratios):.3f} ({len(ratios)}) |"
+        if inter:
+            r = interleaved(v)
+            row += f" {r:.3f}x |" if r is not None else " - |"
         print(row)
 
 

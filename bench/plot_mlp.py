@@ -29,7 +29,7 @@ def main():
 
         def cublas(t):
             for v, r in by_t[t].items():
-                if v.startswith("peer:cublaslt"):
+                if v.startswith("peer:cublaslt") and not v.endswith("-interleaved"):
                     return float(r["time_us"])
             return None
 
@@ -45,6 +45,17 @@ def main():
 
         xs, ys = series(lambda v: v == "braid")
         ax.plot(xs, ys, "o-", color="tab:red", label="braid (autotuned)", lw=2)
+        # braid-bench-mlp --interleave: the pick and cuBLASLt re-timed in alternating rounds, their own ratio
+        ix, iy = [], []
+        for t in ts:
+            b = [float(r["time_us"]) for v, r in by_t[t].items() if v.startswith("braid:interleaved/") and r["check"] == "pass"]
+            p = [float(r["time_us"]) for v, r in by_t[t].items()
+                 if v.startswith("peer:cublaslt") and v.endswith("-interleaved") and r["check"] == "pass"]
+            if b and p:
+                ix.append(t)
+                iy.append(p[0] / b[0])
+        if ix:
+            ax.plot(ix, iy, "x", color="tab:red", ms=8, label="braid pick / cuBLASLt timed alternately")
         xs, ys = series(lambda v: v.startswith("braid:stream/"))
         ax.plot(xs, ys, "s--", color="tab:orange", label="braid kernels, stream order")
         xs, ys = series(lambda v: v.startswith("peer:cutlass") and "pdl" not in v)

@@ -151,6 +151,9 @@ int main(int argc, char** argv) {
   std::string csv, models = "gpt3,llama", trace_dir, tune_cache,
                    commit = std::getenv("BRAID_COMMIT") ? std::getenv("BRAID_COMMIT") : BRAID_GIT_COMMIT;
   int reps = 30;
+  // --interleave R: after the tuning, the pick and cuBLASLt timed again in R alternating rounds (ABBA), so that the
+  // ratio reported beside the pick's is taken between measurements made side by side rather than minutes apart.
+  int interleave_rounds = 4;
   bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false, fused_timeline = false;
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
@@ -161,7 +164,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
                  "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n"
-                 "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...] [--fused-timeline]\n");
+                 "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...] [--fused-timeline]\n"
+                 "                       [--interleave R (rounds of pick / cuBLASLt timed alternately; 0: off; 4)]\n");
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -172,6 +176,13 @@ int main(int argc, char** argv) {
     if (a == "--csv") csv = next();
     else if (a == "--models") models = next();
     else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--interleave") {
+      interleave_rounds = std::atoi(next().c_str());
+      if (interleave_rounds < 0 || interleave_rounds > 100) {
+        std::fprintf(stderr, "error: --interleave takes 0 to 100 rounds\n");
+        return 2;
+      }
+    }
     else if (a == "--no-braid") with_braid = false;
     else if (a == "--show-configs") show_configs = true;
     else if (a == "--diag") diag = true;
@@ -314,11 +325,16 @@ int main(int argc, char** argv) {
                       us, floor_us / us, err, pass ? "" : "  CHECK FAILED");
           std::fflush(stdout);
         };
-        // ---- peer: cuBLASLt
+        // ---- peer: cuBLASLt (its graph kept for the interleaved rounds at the end of this T)
         double best_peer = 1e30;
+        std::unique_ptr<LtGemm> lt1, lt2;
+        std::unique_ptr<bench::Graph> peer_graph;
+        double peer_err = 1;
+        const std::string peer_name = llama ? "peer:cublaslt+swiglu-graph" : "peer:cublaslt-gelu-graph";
         {
-          LtGemm g1(lt, T, H, F1, !llama, lt_type(dt), ws, ws_bytes, W1, X, llama ? Hbuf : A, s);
-          LtGemm g2(lt, T, F, H, false, lt_type(dt), ws, ws_bytes, W2, A, Y, s);
+          lt1 = std::make_unique<LtGemm>(lt, T, H, F1, !llama, lt_type(dt), ws, ws_bytes, W1, X, llama ? Hbuf : A, s);
+          lt2 = std::make_unique<LtGemm>(lt, T, F, H, false, lt_type(dt), ws, ws_bytes, W2, A, Y, s);
+          LtGemm &g1 = *lt1, &g2 = *lt2;
           auto peer = [&](cudaStream_t st) {
             g1.run(lt, W1, X, llama ? Hbuf : A, st);
             if (llama) {
@@ -330,11 +346,11 @@ int main(int argc, char** argv) {
           BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
           peer(s);
           BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
-          const double err = ref.rel_error(Y);
-          bench::Graph gp(s, peer);
-          const double us = timer.median_us([&] { gp.launch(); }, reps);
+          const double err = peer_err = ref.rel_error(Y);
+          peer_graph = std::make_unique<bench::Graph>(s, peer);
+          const double us = timer.median_us([&] { peer_graph->launch(); }, reps);
           best_peer = std::min(best_peer, us);
-          add_row(llama ? "peer:cublaslt+swiglu-graph" : "peer:cublaslt-gelu-graph", us, err);
+          add_row(peer_name, us, err);
         }
 #ifdef BRAID_HAVE_CUTLASS
         // ---- peer: CUTLASS 4.2 sm90 warp-specialized persistent GEMMs (fp16 only), stream order and
@@ -802,6 +818,46 @@ int main(int argc, char** argv) {
           add_row("braid:" + variants[i].name(), times[i], errs[i], i == 0 || identical[i]);
         }
         add_row("braid", ch.best_us, base_err, !time_unchecked);  // (unchecked timing: the pick may be a wrong output)
+        // ---- the pick against cuBLASLt in alternating rounds (ABBA): both already checked above; the rows
+        // "braid:interleaved/<pick>" and "<peer>-interleaved" hold the medians over the rounds' medians.
+        if (interleave_rounds > 0 && peer_graph && !time_unchecked) {
+          size_t j = variants.size();
+          for (size_t i = 0; i < variants.size(); ++i)
+            if (variants[i].name() == ch.best) j = i;
+          if (j < variants.size()) {
+            // (checked again here: a cached pick was not run above)
+            BRAID_CUDA_CHECK(cudaMemsetAsync(Y, 0xff, size_t(T) * H * 2, s));
+            mlps[j]->run(s);
+            mlps[j]->check(s);
+            BRAID_CUDA_CHECK(cudaStreamSynchronize(s));
+            const double pick_err = ref.rel_error(Y);
+            bench::Graph gb(s, [&](cudaStream_t st) { mlps[j]->run(st); });
+            std::vector<double> tb, tp, ratio;
+            for (int r = 0; r < interleave_rounds; ++r) {
+              const bool braid_first = r % 2 == 1;  // A B, B A, A B, ...
+              double b = 0, p = 0;
+              for (int k = 0; k < 2; ++k) {
+                if ((k == 0) == braid_first) b = timer.median_us([&] { gb.launch(); }, reps);
+                else p = timer.median_us([&] { peer_graph->launch(); }, reps);
+              }
+              tb.push_back(b);
+              tp.push_back(p);
+              ratio.push_back(p / b);
+            }
+            auto median = [](std::vector<double> v) {
+              std::sort(v.begin(), v.end());
+              return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+            };
+            std::string per_round;
+            for (double r : ratio) per_round += " " + std::to_string(r).substr(0, 5);
+            std::printf("  %-6s T=%-5d interleaved %d rounds: %s %.1f us, cuBLASLt %.1f us; braid / cuBLASLt per round%s; "
+                        "median %.3fx\n",
+                        model.c_str(), T, interleave_rounds, ch.best.c_str(), median(tb), median(tp), per_round.c_str(),
+                        median(ratio));
+            add_row("braid:interleaved/" + ch.best, median(tb), pick_err);
+            add_row(peer_name + "-interleaved", median(tp), peer_err);
+          }
+        }
         // ---- the simulator's predicted gain for the chosen (or the TileSync+PDL) chain
         size_t pick = 2;
         for (size_t i = 0; i < variants.size(); ++i)
