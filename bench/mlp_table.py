@@ -5,7 +5,7 @@ pick from an earlier CSV; with --log (the same run's braid-bench-mlp log), the m
 timed this way can reach: floor / (floor + one empty launch), the launch timed in that run (launch_floor.cuh).
 With --also (other calls' CSVs of the same code, repeatable), a column with braid / cuBLASLt in every call, lowest to
 highest: how much of a ratio near 1.00x is the spread between calls. Where the CSV has the rows of braid-bench-mlp
---interleave (the pick and cuBLASLt re-timed in alternating rounds), a column with their ratio.
+--interleave (the pick and cuBLASLt re-timed in alternating rounds), a column with the median of the rounds' ratios.
 Usage: mlp_table.py results.csv [--log run.log ...] [--before earlier.csv --before-label TEXT] [--also other.csv ...]"""
 import argparse
 import csv
@@ -25,7 +25,7 @@ def load(path):
 
 def is_peer(name):
     """A cuBLASLt row of the tuning phase (not the interleaved rounds' re-timing)."""
-    return name.startswith("peer:cublaslt") and not name.endswith("-interleaved")
+    return name.startswith("peer:cublaslt") and "-interleaved" not in name
 
 
 def speedup(variants):
@@ -37,12 +37,23 @@ def speedup(variants):
 
 
 def interleaved(variants):
-    """cuBLASLt over braid's pick timed in alternating rounds (braid-bench-mlp --interleave), or None."""
-    b = [r for n, r in variants.items() if n.startswith("braid:interleaved/") and r["check"] == "pass"]
-    p = [r for n, r in variants.items() if n.startswith("peer:cublaslt") and n.endswith("-interleaved") and r["check"] == "pass"]
-    if not b or not p:
+    """(median, rounds) of cuBLASLt over braid's pick in the rounds of braid-bench-mlp --interleave, each round's pair
+    timed side by side (rows braid:interleaved-r<R>/<pick> and peer:cublaslt...-interleaved-r<R>), or None."""
+    braid, peer = {}, {}
+    for n, r in variants.items():
+        if r["check"] != "pass":
+            continue
+        m = re.match(r"braid:interleaved-r(\d+)/", n)
+        if m:
+            braid[int(m.group(1))] = float(r["time_us"])
+        m = re.match(r"peer:cublaslt.*-interleaved-r(\d+)$", n)
+        if m:
+            peer[int(m.group(1))] = float(r["time_us"])
+    ratios = sorted(peer[k] / braid[k] for k in braid if k in peer)
+    if not ratios:
         return None
-    return float(p[0]["time_us"]) / float(b[0]["time_us"])
+    mid = len(ratios) // 2
+    return (ratios[mid] if len(ratios) % 2 else 0.5 * (ratios[mid - 1] + ratios[mid])), len(ratios)
 
 
 def launch_us(log_path):
@@ -120,7 +131,7 @@ def main():
             row += f" {min(ratios):.3f}-{max(ratios):.3f} ({len(ratios)}) |"
         if inter:
             r = interleaved(v)
-            row += f" {r:.3f}x |" if r is not None else " - |"
+            row += f" {r[0]:.3f}x ({r[1]} rounds) |" if r is not None else " - |"
         print(row)
 
 

@@ -6,6 +6,7 @@ in stream order, and the other peers, with the floor drawn as the best possible 
 import csv
 import os
 import sys
+import mlp_table
 import plot_common
 
 
@@ -29,7 +30,7 @@ def main():
 
         def cublas(t):
             for v, r in by_t[t].items():
-                if v.startswith("peer:cublaslt") and not v.endswith("-interleaved"):
+                if mlp_table.is_peer(v):
                     return float(r["time_us"])
             return None
 
@@ -45,15 +46,13 @@ def main():
 
         xs, ys = series(lambda v: v == "braid")
         ax.plot(xs, ys, "o-", color="tab:red", label="braid (autotuned)", lw=2)
-        # braid-bench-mlp --interleave: the pick and cuBLASLt re-timed in alternating rounds, their own ratio
+        # braid-bench-mlp --interleave: the pick and cuBLASLt re-timed in alternating rounds (mlp_table.interleaved)
         ix, iy = [], []
         for t in ts:
-            b = [float(r["time_us"]) for v, r in by_t[t].items() if v.startswith("braid:interleaved/") and r["check"] == "pass"]
-            p = [float(r["time_us"]) for v, r in by_t[t].items()
-                 if v.startswith("peer:cublaslt") and v.endswith("-interleaved") and r["check"] == "pass"]
-            if b and p:
+            r = mlp_table.interleaved(by_t[t])
+            if r is not None:
                 ix.append(t)
-                iy.append(p[0] / b[0])
+                iy.append(r[0])
         if ix:
             ax.plot(ix, iy, "x", color="tab:red", ms=8, label="braid pick / cuBLASLt timed alternately")
         xs, ys = series(lambda v: v.startswith("braid:stream/"))

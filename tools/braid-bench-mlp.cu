@@ -818,8 +818,9 @@ int main(int argc, char** argv) {
           add_row("braid:" + variants[i].name(), times[i], errs[i], i == 0 || identical[i]);
         }
         add_row("braid", ch.best_us, base_err, !time_unchecked);  // (unchecked timing: the pick may be a wrong output)
-        // ---- the pick against cuBLASLt in alternating rounds (ABBA): both already checked above; the rows
-        // "braid:interleaved/<pick>" and "<peer>-interleaved" hold the medians over the rounds' medians.
+        // ---- the pick against cuBLASLt in alternating rounds (ABBA), the pick checked again: rows
+        // "braid:interleaved-r<R>/<pick>" and "<peer>-interleaved-r<R>", each round's median (bench/mlp_table.py takes
+        // the median of the rounds' ratios: each round's pair is timed side by side).
         if (interleave_rounds > 0 && peer_graph && !time_unchecked) {
           size_t j = variants.size();
           for (size_t i = 0; i < variants.size(); ++i)
@@ -854,8 +855,10 @@ int main(int argc, char** argv) {
                         "median %.3fx\n",
                         model.c_str(), T, interleave_rounds, ch.best.c_str(), median(tb), median(tp), per_round.c_str(),
                         median(ratio));
-            add_row("braid:interleaved/" + ch.best, median(tb), pick_err);
-            add_row(peer_name + "-interleaved", median(tp), peer_err);
+            for (int r = 0; r < interleave_rounds; ++r) {
+              add_row("braid:interleaved-r" + std::to_string(r + 1) + "/" + ch.best, tb[r], pick_err);
+              add_row(peer_name + "-interleaved-r" + std::to_string(r + 1), tp[r], peer_err);
+            }
           }
         }
         // ---- the simulator's predicted gain for the chosen (or the TileSync+PDL) chain
