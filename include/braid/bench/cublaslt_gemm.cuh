@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <vector>
 
 #include "braid/bench/harness.cuh"
 
@@ -20,6 +21,8 @@ struct LtGemm {
   size_t ws_bytes;
   double best_us = 1e30;
   int algos_tried = 0;
+  // Every algorithm that ran, fastest first (its median time alone): a chain may try the runners-up in place.
+  std::vector<std::pair<double, cublasLtMatmulAlgo_t>> ranked;
 
   // ty: CUDA_R_16F or CUDA_R_16BF; gelu: the GeLU epilogue (erf form).
   LtGemm(cublasLtHandle_t h, int T, int K, int N, bool gelu, cudaDataType_t ty, void* workspace, size_t wsb,
@@ -54,6 +57,7 @@ struct LtGemm {
       try {
         const double us = timer.median_us(run, 10, 2);
         ++algos_tried;
+        ranked.push_back({us, res[i].algo});
         if (us < best_us) {
           best_us = us;
           algo = res[i].algo;
@@ -62,6 +66,7 @@ struct LtGemm {
       }
     }
     if (algos_tried == 0) throw std::runtime_error("cuBLASLt: no algorithm ran");
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   }
   ~LtGemm() {
     cublasLtMatrixLayoutDestroy(a);
