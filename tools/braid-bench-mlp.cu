@@ -154,6 +154,10 @@ int main(int argc, char** argv) {
   // --interleave R: after the tuning, the pick and cuBLASLt timed again in R alternating rounds (ABBA), so that the
   // ratio reported beside the pick's is taken between measurements made side by side rather than minutes apart.
   int interleave_rounds = 4;
+  // --tune-rounds R: the tuner times every variant in R round-robin rounds of reps / R launches (tune::Options::rounds):
+  // on an H200 the same chain ran 405-485 us within one call at GPT-3 T = 1024, so variants timed once each, minutes
+  // apart, were compared across the GPU's own drift (bench/results/mlp-interleaved-h200-20261129-55b52a7/).
+  int tune_rounds = 3;
   bool with_braid = true, show_configs = false, diag = false, cutlass_streamk = false, fused_timeline = false;
   DT dt = DT::F16;
   // The skinny (weight-streaming) GEMM's candidates for T <= 64: CTAs per SM (p) or CTAs (c), stages (s).
@@ -165,7 +169,8 @@ int main(int argc, char** argv) {
                  "usage: braid-bench-mlp [--models gpt3,llama] [--tokens 1,2,...] [--dtype fp16|bf16] [--reps N]\n"
                  "                       [--csv PATH] [--trace-dir DIR] [--tune-cache PATH] [--no-braid] [--show-configs]\n"
                  "                       [--diag] [--cutlass-streamk] [--skinny p2s4,p1s6,c48s8,...] [--fused-timeline]\n"
-                 "                       [--interleave R (rounds of pick / cuBLASLt timed alternately; 0: off; 4)]\n");
+                 "                       [--interleave R (rounds of pick / cuBLASLt timed alternately; 0: off; 4)]\n"
+                 "                       [--tune-rounds R (each variant timed in R round-robin rounds; 3)]\n");
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -176,6 +181,13 @@ int main(int argc, char** argv) {
     if (a == "--csv") csv = next();
     else if (a == "--models") models = next();
     else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--tune-rounds") {
+      tune_rounds = std::atoi(next().c_str());
+      if (tune_rounds < 1 || tune_rounds > 20) {
+        std::fprintf(stderr, "error: --tune-rounds takes 1 to 20\n");
+        return 2;
+      }
+    }
     else if (a == "--interleave") {
       interleave_rounds = std::atoi(next().c_str());
       if (interleave_rounds < 0 || interleave_rounds > 100) {
@@ -266,7 +278,9 @@ int main(int argc, char** argv) {
     }
     topt.cache_path = tune_cache;
     topt.progress = nullptr;
+    topt.rounds = tune_rounds;  // each variant timed in rounds, round-robin (drift in the GPU's speed cancels out)
     tune::Autotuner tuner(topt);
+    const int reps_per_round = std::max(7, (reps + tune_rounds - 1) / tune_rounds);
     int failures = 0;
     for (const std::string model : {"gpt3", "llama"}) {
       if (models.find(model) == std::string::npos) continue;
@@ -823,9 +837,9 @@ int main(int argc, char** argv) {
             identical[i] = true;
             return errs[i] < 1e-2 || time_unchecked;
           };
-          c.time_us = [&, m, i] {
+          c.time_us = [&, m] {
             bench::Graph g(s, [&](cudaStream_t st) { m->run(st); });
-            return times[i] = timer.median_us([&] { g.launch(); }, reps);
+            return timer.median_us([&] { g.launch(); }, reps_per_round);
           };
           cands.push_back(c);
         }
@@ -833,6 +847,9 @@ int main(int argc, char** argv) {
         cands.erase(cands.begin());
         const std::string key = std::string(wl) + "/" + shape + "/" + dts + "/" + bench::gpu_name();
         const tune::Choice ch = tuner.tune(key, baseline, cands);
+        for (const auto& [name, us] : ch.timings)  // the medians over the rounds (none when the choice was cached)
+          for (size_t i = 0; i < variants.size(); ++i)
+            if (variants[i].name() == name && us > 0) times[i] = us;
         errs[0] = base_err;
         for (size_t i = 0; i < variants.size(); ++i) {
           if (times[i] < 0) continue;  // cached choice: not re-timed

@@ -1,5 +1,6 @@
 #include "braid/tune/autotuner.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -58,16 +59,36 @@ Choice Autotuner::tune(const std::string& key, const Candidate& baseline, const 
                      << (us < 0 ? std::string("check FAILED") : std::to_string(us) + " us") << std::endl;
   };
   if (!baseline.check()) throw std::runtime_error("autotuner: the baseline '" + baseline.name + "' fails its check");
-  ch.baseline_us = baseline.time_us();
+  // Every check first, then the timings: with rounds > 1 each passing candidate (the baseline included) is timed once
+  // per round, forward in odd rounds and backward in even ones, and keeps the median of its rounds -- so a GPU whose
+  // speed drifts while the search runs (clocks under a power cap) shifts every candidate alike instead of favouring
+  // whichever was timed while it was fast.
+  std::vector<const Candidate*> timed{&baseline};
+  std::vector<bool> passed(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if ((passed[i] = candidates[i].check())) timed.push_back(&candidates[i]);
+  const int rounds = std::max(1, opt_.rounds);
+  std::vector<std::vector<double>> t(timed.size());
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < timed.size(); ++k) {
+      const size_t i = r % 2 == 0 ? k : timed.size() - 1 - k;
+      t[i].push_back(timed[i]->time_us());
+    }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  };
+  ch.baseline_us = median(t[0]);
   ch.timings.push_back({baseline.name, ch.baseline_us});
   report(1, baseline.name, ch.baseline_us);
   ch.best = baseline.name;
   ch.best_us = ch.baseline_us;
   double best_candidate = 0;
   std::string best_name;
-  for (size_t i = 0; i < candidates.size(); ++i) {
+  for (size_t i = 0, j = 1; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
-    const double us = c.check() ? c.time_us() : -1;
+    const double us = passed[i] ? median(t[j++]) : -1;
     ch.timings.push_back({c.name, us});
     report(i + 2, c.name, us);
     if (us > 0 && (best_name.empty() || us < best_candidate)) {

@@ -53,6 +53,45 @@ TEST(Autotuner, FallsBackToBaselineWithinNoise) {
   EXPECT_EQ(ch.best, "stream");
 }
 
+// A GPU that slows down while the search runs (each timing 2 us slower than the one before): timed once each, in order,
+// the fastest candidate -- tried last -- looks no better than the baseline; round-robin in alternating directions
+// gives every candidate the same median drift, and the truly fastest wins.
+TEST(Autotuner, RoundsCancelDriftBetweenCandidates) {
+  auto drifting = [](const std::string& name, double us, int* calls) {
+    return Candidate{name, [] { return true; }, [us, calls] { return us + 2.0 * (*calls)++; }};
+  };
+  int calls = 0;
+  Autotuner once(Options{});
+  auto ch = once.tune("k", drifting("stream", 100, &calls), {drifting("a", 99, &calls), drifting("b", 97, &calls)});
+  EXPECT_EQ(ch.best, "stream");  // a: 99 + 2 = 101, b: 97 + 4 = 101 -- the drift, not the kernels
+  EXPECT_EQ(calls, 3);
+  calls = 0;
+  Options o;
+  o.rounds = 4;
+  Autotuner rr(o);
+  ch = rr.tune("k", drifting("stream", 100, &calls), {drifting("a", 99, &calls), drifting("b", 97, &calls)});
+  EXPECT_EQ(calls, 12);
+  EXPECT_EQ(ch.best, "b");
+  // Calls 0-11 in the order stream a b | b a stream | stream a b | b a stream: each candidate's calls have the median
+  // index 5.5, so every median carries the same 11 us of drift.
+  EXPECT_DOUBLE_EQ(ch.best_us, 97 + 11);
+  EXPECT_DOUBLE_EQ(ch.baseline_us, 100 + 11);
+  ASSERT_EQ(ch.timings.size(), 3u);
+  EXPECT_DOUBLE_EQ(ch.timings[1].second, 99 + 11);
+}
+
+// Failing candidates are checked but never timed, with rounds too.
+TEST(Autotuner, FailedChecksAreNotTimedInRounds) {
+  Counter c;
+  Options o;
+  o.rounds = 3;
+  Autotuner t(o);
+  auto ch = t.tune("k", fake("stream", 100, true), {fake("bad", 10, false, &c), fake("ok", 80, true)});
+  EXPECT_EQ(c.timed, 0);
+  EXPECT_EQ(ch.best, "ok");
+  EXPECT_DOUBLE_EQ(ch.timings[1].second, -1);
+}
+
 TEST(Autotuner, BaselineMustPass) {
   Autotuner t(Options{});
   EXPECT_THROW(t.tune("k", fake("stream", 100, false), {fake("a", 50, true)}), std::runtime_error);

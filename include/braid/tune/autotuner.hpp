@@ -31,12 +31,16 @@ struct Options {
   double min_gain = 0.01;        // a candidate must beat the baseline by this fraction
   std::ostream* progress = nullptr;  // "[i/n] name: time" lines while searching
   bool refresh = false;          // ignore the cached choice
+  // Times each passing candidate this many times, round-robin (alternating direction), and keeps its median: drift in
+  // the GPU's speed during the search then shifts all candidates alike. 1: each timed once, in order.
+  int rounds = 1;
 };
 
 class Autotuner {
  public:
   explicit Autotuner(Options opt);
-  // `baseline` is always measured (and must pass its check); candidates are tried in order.
+  // `baseline` is always measured (and must pass its check); every candidate is checked, then the passing ones timed
+  // (Options::rounds).
   Choice tune(const std::string& key, const Candidate& baseline, const std::vector<Candidate>& candidates);
 
  private:
