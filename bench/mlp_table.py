@@ -102,9 +102,9 @@ def main():
     if also:
         head += f" braid / cuBLASLt in {len(also) + 1} calls |"
         sep += "---|"
-    inter = any(interleaved(v) is not None for v in now.values())
+    inter = any(interleaved(v) is not None for c in [now] + also for v in c.values())
     if inter:
-        head += " braid / cuBLASLt timed alternately |"
+        head += " braid / cuBLASLt timed alternately (median of the rounds; lowest-highest over the calls that did) |"
         sep += "---|"
     print(head)
     print(sep)
@@ -130,8 +130,13 @@ def main():
             ratios = [r for r in (speedup(c.get((model, t), {})) for c in [now] + also) if r is not None]
             row += f" {min(ratios):.3f}-{max(ratios):.3f} ({len(ratios)}) |"
         if inter:
-            r = interleaved(v)
-            row += f" {r[0]:.3f}x ({r[1]} rounds) |" if r is not None else " - |"
+            rs = [r for r in (interleaved(c.get((model, t), {})) for c in [now] + also) if r is not None]
+            if not rs:
+                row += " - |"
+            elif len(rs) == 1:
+                row += f" {rs[0][0]:.3f}x ({rs[0][1]} rounds) |"
+            else:
+                row += f" {min(r[0] for r in rs):.3f}-{max(r[0] for r in rs):.3f}x ({len(rs)} calls) |"
         print(row)
 
 

@@ -95,6 +95,17 @@ class MlpTable(unittest.TestCase):
         self.assertEqual(cells[6], "1.10x")
         self.assertEqual(cells[-1], f"{42 / 41:.3f}x (3 rounds)")  # the median of the three ratios
 
+    def test_interleaved_column_spans_the_calls_that_have_rounds(self):
+        other = os.path.join(self.dir.name, "other.csv")
+        with open(other, "w") as f:  # another call with one round: cuBLASLt 45 / pick 40 = 1.125
+            f.write(CSV + "H200,2026-11-29,abc,mlp-llama,T=1,fp16,peer:cublaslt-swiglu-graph-interleaved-r1,45,32.00,pass\n"
+                    "H200,2026-11-29,abc,mlp-llama,T=1,fp16,braid:interleaved-r1/x,40,32.00,pass\n")
+        with open(self.csv, "a") as f:  # this call: one round, 41 / 40.5
+            f.write("H200,2026-11-29,abc,mlp-llama,T=1,fp16,peer:cublaslt-swiglu-graph-interleaved-r1,41,32.00,pass\n")
+            f.write("H200,2026-11-29,abc,mlp-llama,T=1,fp16,braid:interleaved-r1/x,40.5,32.00,pass\n")
+        cells = [c.strip() for c in run_table([self.csv, "--also", other])[2].strip("|").split("|")]
+        self.assertEqual(cells[-1], f"{41 / 40.5:.3f}-{45 / 40:.3f}x (2 calls)")
+
     def test_log_without_the_line_is_an_error(self):
         with open(self.log, "w") as f:
             f.write("no such line\n")
