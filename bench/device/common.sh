@@ -12,6 +12,8 @@
 #                                      r.tgz and the calling script exits
 #   unpack_carried SET OUT             OUT made; the carried binaries SET/<sub>/*.xz unpacked to /tmp/<sub>/; the GPU,
 #                                      its driver and clocks and the date into OUT/device.txt
+#   start_run SET                      BRAID_COMMIT and NEW_COMMIT from $COMMIT, SET unpacked under $OUT (unpack_carried),
+#                                      B=/tmp/new: a measurement without the GPU tests
 #   start_filtered_run SET             like start_gated_run, but unpacked under $OUT itself and gated by the GPU tests
 #                                      that match $TESTS (default HopperTest.*; run_gpu_tests, verdict in OUT/parts.txt):
 #                                      on a failure it lists them and the calling script exits
@@ -28,10 +30,13 @@ start_gated_run() {
     exit 1
   fi
 }
-start_filtered_run() {
+start_run() {
   export BRAID_COMMIT=${COMMIT:-unknown} NEW_COMMIT=${COMMIT:-unknown}
-  unpack_carried "$1" "$OUT"
+  unpack_carried "$1" "$OUT" > /dev/null
   B=/tmp/new
+}
+start_filtered_run() {
+  start_run "$1"
   TESTS=${TESTS:-HopperTest.*} TEST_LIMIT=${TEST_LIMIT:-200} TESTS_GATE=1 run_gpu_tests "$B" "$OUT" "$OUT/parts.txt" || {
     grep -E "FAILED|Failure" "$OUT/gpu-tests.log" | head
     exit 1

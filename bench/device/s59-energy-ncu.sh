@@ -6,9 +6,8 @@
 set -uo pipefail
 OUT=${OUT:-out}
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown}
-unpack_carried "${SET:-.carry/S59c}" "$OUT" > /dev/null
-BIN=/tmp/new
+start_run "${SET:-.carry/S59c}"
+BIN=$B
 mkdir -p $OUT/r
 M=2048; N=6144; K=12288
 SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section InstructionStats --section WarpStateStats --section ComputeWorkloadAnalysis"

@@ -6,9 +6,7 @@
 set -uo pipefail
 OUT=${OUT:-out}
 source "$(dirname "$0")/common.sh"
-export BRAID_COMMIT=${COMMIT:-unknown}
-unpack_carried "${SET:-.carry/S59c}" "$OUT" > /dev/null
-B=/tmp/new
+start_run "${SET:-.carry/S59c}"
 G="$OUT/power.log"
 log_header "$G" "braid-gemm --m 2048 --n 6144 --k 12288 --act gelu --reps ${REPS:-4000}, one kernel per process, nvidia-smi -lms 50 beside"
 run() {  # run NAME ARGS...: one process, sampled
