@@ -64,36 +64,49 @@ Choice Autotuner::tune(const std::string& key, const Candidate& baseline, const 
   // speed drifts while the search runs (clocks under a power cap) shifts every candidate alike instead of favouring
   // whichever was timed while it was fast.
   std::vector<const Candidate*> timed{&baseline};
+  std::vector<size_t> number{1};  // each timed candidate's place in the progress lines ([i/n], the baseline first)
   std::vector<bool> passed(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i)
-    if ((passed[i] = candidates[i].check())) timed.push_back(&candidates[i]);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if ((passed[i] = candidates[i].check())) {
+      timed.push_back(&candidates[i]);
+      number.push_back(i + 2);
+    } else {
+      report(i + 2, candidates[i].name, -1);
+    }
+  }
   const int rounds = std::max(1, opt_.rounds);
   std::vector<std::vector<double>> t(timed.size());
   for (int r = 0; r < rounds; ++r)
     for (size_t k = 0; k < timed.size(); ++k) {
       const size_t i = r % 2 == 0 ? k : timed.size() - 1 - k;
       t[i].push_back(timed[i]->time_us());
+      if (rounds == 1) report(number[i], timed[i]->name, t[i].back());
+      else if (opt_.progress)  // (a long search shows it is moving; the medians follow at the end)
+        *opt_.progress << "  round " << r + 1 << "/" << rounds << ", " << k + 1 << "/" << timed.size() << ": " << key
+                       << " " << timed[i]->name << " " << t[i].back() << " us" << std::endl;
     }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
   };
-  ch.baseline_us = median(t[0]);
+  std::vector<double> us(timed.size());
+  for (size_t i = 0; i < timed.size(); ++i) {
+    us[i] = median(t[i]);
+    if (rounds > 1) report(number[i], timed[i]->name, us[i]);
+  }
+  ch.baseline_us = us[0];
   ch.timings.push_back({baseline.name, ch.baseline_us});
-  report(1, baseline.name, ch.baseline_us);
   ch.best = baseline.name;
   ch.best_us = ch.baseline_us;
   double best_candidate = 0;
   std::string best_name;
   for (size_t i = 0, j = 1; i < candidates.size(); ++i) {
-    const auto& c = candidates[i];
-    const double us = passed[i] ? median(t[j++]) : -1;
-    ch.timings.push_back({c.name, us});
-    report(i + 2, c.name, us);
-    if (us > 0 && (best_name.empty() || us < best_candidate)) {
-      best_candidate = us;
-      best_name = c.name;
+    const double c_us = passed[i] ? us[j++] : -1;
+    ch.timings.push_back({candidates[i].name, c_us});
+    if (c_us > 0 && (best_name.empty() || c_us < best_candidate)) {
+      best_candidate = c_us;
+      best_name = candidates[i].name;
     }
   }
   if (!best_name.empty() && best_candidate < ch.baseline_us * (1.0 - opt_.min_gain)) {

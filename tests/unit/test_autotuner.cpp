@@ -133,6 +133,14 @@ TEST(Autotuner, ProgressAndMalformedCache) {
   t.tune("k", fake("stream", 100, true), {fake("a", 90, true), fake("b", 1, false)});
   EXPECT_NE(log.str().find("[1/3] k stream: "), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("[3/3] k b: check FAILED"), std::string::npos) << log.str();
+  std::ostringstream rlog;
+  Options ro;
+  ro.progress = &rlog;
+  ro.rounds = 2;
+  Autotuner rt(ro);
+  rt.tune("k", fake("stream", 100, true), {fake("a", 90, true)});
+  EXPECT_NE(rlog.str().find("round 2/2, 2/2: k stream 100 us"), std::string::npos) << rlog.str();  // backward in round 2
+  EXPECT_NE(rlog.str().find("[2/2] k a: "), std::string::npos) << rlog.str();
   const std::string path = temp_path("bad");
   std::ofstream(path) << "only-one-field\n";
   EXPECT_THROW(Autotuner(Options{path}), std::runtime_error);
