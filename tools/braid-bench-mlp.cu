@@ -41,6 +41,7 @@
 #endif
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/workloads/mlp.cuh"
+#include "braid/kernels/common/activation.cuh"
 #endif
 
 using namespace braid;
@@ -111,7 +112,7 @@ struct Reference {
       std::vector<float> act(F);
       for (int j = 0; j < F; ++j)
         act[j] = llama ? round_to(float(h[j] / (1 + std::exp(-h[j])) * h[F + j]), dt)
-                       : round_to(float(0.5 * h[j] * (1 + std::erf(h[j] / std::sqrt(2.0)))), dt);
+                       : round_to(float(braid::act::gelu_reference(h[j])), dt);
       std::vector<double> y(H, 0.0);
       for (int k = 0; k < F; ++k) {
         const double a = act[k];

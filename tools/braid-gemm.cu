@@ -33,6 +33,7 @@
 #include "braid/bench/unit_trace.hpp"
 #ifdef BRAID_HAVE_HOPPER
 #include "braid/kernels/hopper/gemm_op.hpp"
+#include "braid/kernels/common/activation.cuh"
 #endif
 #ifdef BRAID_HAVE_CUTLASS
 #include "cutlass/sm90_gemm.hpp"
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
           for (int n = 0; n < N; ++n) acc[n] += a * bench::half_bits_to_float(hB[size_t(k) * N + n], bf16);
         }
         if (gelu)
-          for (auto& v : acc) v = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+          for (auto& v : acc) v = braid::act::gelu_reference(v);
         ref.push_back(acc);
       }
       auto error = [&]() {

@@ -8,7 +8,7 @@ namespace detail {
 // CUTLASS's persistent data-parallel tile scheduler; built with CUTLASS_ENABLE_GDC_FOR_SM90 so that a
 // PDL launch waits for its primary grid.
 std::unique_ptr<Runner> make_data_parallel_runner() {
-  return std::make_unique<RunnerOf<Config<cutlass::epilogue::thread::Identity>, Config<cutlass::epilogue::thread::GELU>>>();
+  return std::make_unique<RunnerOf<Config<cutlass::epilogue::thread::Identity>, Config<cutlass::epilogue::thread::GELU_taylor>>>();
 }
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 // A Hopper GEMM from CUTLASS 4.2 (TMA loads, wgmma, warp-specialized persistent cooperative kernel),
 // behind a plain interface so that its templates stay in src/cutlass/ (one translation unit per scheduler).
 //   D[M,N] = act(A[M,K] . B[K,N])   fp16 row-major in and out, fp32 accumulate, act = none | GeLU
+//   (GeLU: the tanh form, CUTLASS's GELU_taylor -- the GeLU of braid's kernels and cuBLASLt's epilogue)
 // A peer in the benchmarks: CUTLASS's persistent data-parallel scheduler, or its Stream-K scheduler.
 #pragma once
 #include <cuda_fp16.h>

@@ -6,7 +6,7 @@ namespace braid::cutlass_sm90::detail {
 
 std::unique_ptr<Runner> make_stream_k_runner() {
   return std::make_unique<RunnerOf<Config<cutlass::epilogue::thread::Identity, cutlass::gemm::StreamKScheduler>,
-                                   Config<cutlass::epilogue::thread::GELU, cutlass::gemm::StreamKScheduler>>>();
+                                   Config<cutlass::epilogue::thread::GELU_taylor, cutlass::gemm::StreamKScheduler>>>();
 }
 
 }  // namespace braid::cutlass_sm90::detail

@@ -22,6 +22,7 @@
 #include "braid/kernels/attention/attention_op.hpp"
 #include "braid/kernels/skinny/skinny_op.hpp"
 #include "braid/workloads/attention_block.cuh"
+#include "braid/kernels/common/activation.cuh"
 #include "hopper_test_util.cuh"
 
 #ifdef BRAID_HAVE_HOPPER
@@ -679,7 +680,7 @@ std::vector<float> skinny_reference(const Buf& X, const Buf& W, int M, int N, in
         const float gate = a[j / 64 * 128 + j % 64], up = a[j / 64 * 128 + 64 + j % 64];
         ref[size_t(m) * n_out + j] = gate / (1.f + std::exp(-gate)) * up;
       } else if (act == Activation::GeLU) {
-        ref[size_t(m) * n_out + j] = 0.5f * a[j] * (1.f + std::erf(a[j] * 0.70710678f));
+        ref[size_t(m) * n_out + j] = float(braid::act::gelu_reference(a[j]));
       } else {
         ref[size_t(m) * n_out + j] = a[j];
       }

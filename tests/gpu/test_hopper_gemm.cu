@@ -25,6 +25,7 @@
 #include "braid/bench/half_bits.hpp"
 #include "braid/kernels/hopper/gemm_op.hpp"
 #include "braid/workloads/mlp.cuh"
+#include "braid/kernels/common/activation.cuh"
 #include "hopper_test_util.cuh"
 
 #ifdef BRAID_HAVE_HOPPER
@@ -49,7 +50,7 @@ std::vector<float> reference(const Buf& A, const Buf& B, int M, int N, int K, Ac
     }
   if (act == Activation::None) return acc;
   if (act == Activation::GeLU) {
-    for (auto& v : acc) v = float(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
+    for (auto& v : acc) v = float(braid::act::gelu_reference(v));
     return acc;
   }
   const int n_out = N / 2, h = tile_n / 2;

@@ -24,7 +24,7 @@ struct LtGemm {
   // Every algorithm that ran, fastest first (its median time alone): a chain may try the runners-up in place.
   std::vector<std::pair<double, cublasLtMatmulAlgo_t>> ranked;
 
-  // ty: CUDA_R_16F or CUDA_R_16BF; gelu: the GeLU epilogue (erf form).
+  // ty: CUDA_R_16F or CUDA_R_16BF; gelu: the GeLU epilogue (the tanh form: GPU test CublasLtGeluIsTheTanhForm).
   LtGemm(cublasLtHandle_t h, int T, int K, int N, bool gelu, cudaDataType_t ty, void* workspace, size_t wsb,
          const void* W, const void* X, void* Y, cudaStream_t s)
       : ws(workspace), ws_bytes(wsb) {

@@ -13,6 +13,7 @@
 #include <mma.h>
 
 #include "braid/core/stage.cuh"
+#include "braid/kernels/common/activation.cuh"
 
 namespace braid::kernels {
 
@@ -35,7 +36,7 @@ __device__ __forceinline__ __half ld_produced(const __half* p) {
 
 __device__ __forceinline__ float apply_epilogue(float v, Epilogue e) {
   if (e == Epilogue::ReLU) return v > 0.f ? v : 0.f;
-  if (e == Epilogue::GeLU) return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+  if (e == Epilogue::GeLU) return act::gelu(v);  // (the Hopper kernels' GeLU: one meaning in braid)
   return v;
 }
 

@@ -28,7 +28,7 @@
 
 namespace braid::hopper::detail {
 
-using act::gelu_erf;
+using act::gelu;
 using act::silu;
 
 template <class Element>
@@ -145,8 +145,8 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Element* residual
 template <Activation kAct>
 __device__ __forceinline__ void activate_pair(float& v0, float& v1) {
   if constexpr (kAct == Activation::GeLU) {
-    v0 = gelu_erf(v0);
-    v1 = gelu_erf(v1);
+    v0 = gelu(v0);
+    v1 = gelu(v1);
   } else if constexpr (kAct == Activation::ReLU) {
     v0 = v0 < 0.f ? 0.f : v0;  // not fmaxf: a NaN (a race reading poison) must stay visible
     v1 = v1 < 0.f ? 0.f : v1;

@@ -78,7 +78,7 @@ __device__ __forceinline__ void store_tile_transposed_as(Accum& accum, const Coo
   auto value = [&](int i) {
     float v = accum(i);
     if constexpr (kGlu) v = silu(v) * accum(i + 2);
-    else if constexpr (kAct == Activation::GeLU) v = gelu_erf(v);
+    else if constexpr (kAct == Activation::GeLU) v = gelu(v);
     return v;
   };
   auto pair = [&](int i) { return pair_bits<Element>(value(i), value(i + 1)); };  // (c2 = 0, 1)

@@ -2,7 +2,7 @@
 // workloads include it without pulling CUTLASS/CuTe into their translation units).
 //
 //   D[M, Nout] = act(A[M,K] . B[K,N])     A, B, D row-major, fp16 or bf16, fp32 accumulation
-//   act = None | GeLU (erf form) | ReLU   Nout = N   (convolutions add a per-column bias first)
+//   act = None | GeLU (tanh form) | ReLU  Nout = N   (convolutions add a per-column bias first)
 //   act = SwiGLU                          Nout = N / 2, B packed by pack_swiglu_columns(): each
 //                                         tile_n-wide block of B holds tile_n/2 gate columns followed
 //                                         by the matching tile_n/2 up columns, so one output tile

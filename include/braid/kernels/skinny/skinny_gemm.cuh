@@ -287,7 +287,7 @@ __device__ __forceinline__ void store_cols(const SkinnyParams& p, uint32_t t, co
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int m = 8 * b + c2 + (e & 1), n = int(t) * kTileCols + 16 * warp + g + (e >> 1) * 8;
-      if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu_erf(v[b][e]) : v[b][e]);
+      if (m < p.M && n < p.N) Y[size_t(m) * p.N + n] = Mma::cvt(gelu ? act::gelu(v[b][e]) : v[b][e]);
     }
 }
 // SwiGLU's output of gate warp `warp` (< kWarps / 2): silu(gate) * up, from the sums of its 16 gate columns and of
