@@ -343,14 +343,14 @@ int main(int argc, char** argv) {
       const long tiles = long((N + tn - 1) / tn) * ((M + tm - 1) / tm);
       return tiles <= sms && tiles * 4 >= long(sms) * 3;
     };
-    // 64x320 also with the weights multicast to clusters of 4 on the same weight columns (cuBLASLt's 320x64
-    // kernel at S = 512 runs such clusters) where the row tiles fill whole clusters.
+    // 64x320 and 128x320 also with the weights multicast to clusters of 4 on the same weight columns (cuBLASLt's
+    // 320x64 kernel at S = 512 and its 320x128 at S = 1024 run such clusters) where the row tiles fill whole clusters.
     struct Transposed {
       int m, n, mc;
     };
     if (M >= 256)
       for (auto [m_, n_, mc] : {Transposed{128, 192, 1}, {192, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
-                                {64, 320, 1}, {64, 320, 4}}) {
+                                {128, 320, 4}, {64, 320, 1}, {64, 320, 4}}) {
         const int rows = (M + m_ - 1) / m_;
         if (n_ == 320 ? !one_wave(m_, n_) || rows % mc != 0 : N % n_ != 0) continue;
         GemmConfig c{n_, 1, 0};

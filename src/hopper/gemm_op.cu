@@ -107,7 +107,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_192x192_t();  // transposed
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x192_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x256_t();
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_256x128_t();
-std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x320_t();
+std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_128x320_t(int multicast);
 std::unique_ptr<GemmKernelBase> make_gemm_kernel_f16_64x320_t(int multicast);
 
 std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int tile_n, bool staged, int multicast,
@@ -120,7 +120,7 @@ std::unique_ptr<GemmKernelBase> make_gemm_kernel(DType dtype, int tile_m, int ti
     if (tile_m == 64) return make_gemm_kernel_f16_64x320_t(multicast);
     return tile_n == 192 ? make_gemm_kernel_f16_128x192_t()
            : tile_n == 256 ? make_gemm_kernel_f16_128x256_t()
-                           : make_gemm_kernel_f16_128x320_t();
+                           : make_gemm_kernel_f16_128x320_t(multicast);
   }
   if (pingpong) {
     if (multicast != 1 || tile_m != 128 || tile_n != 128 || segmented || (staged && !f16)) return nullptr;

@@ -397,7 +397,7 @@ TEST_F(HopperTest, TransposedKernelsMatchReference) {
   };
   std::map<std::string, std::vector<uint16_t>> own_loads;  // tile + activation -> D without multicast
   for (auto [tm, tn, mc] : {Instance{192, 192, 1}, {128, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
-                            {64, 320, 1}, {64, 320, 4}}) {
+                            {128, 320, 4}, {64, 320, 1}, {64, 320, 4}}) {
     ASSERT_TRUE(is_transposed_tile(tm, tn, mc)) << tm << "x" << tn << " mc" << mc;
     for (Activation act : {Activation::None, Activation::GeLU, Activation::SwiGLU}) {
       GemmConfig cfg{tn, 1, 0};

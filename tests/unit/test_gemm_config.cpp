@@ -179,7 +179,7 @@ TEST(GemmConfig, TransposedInstanceList) {
     int m, n, mc;
   };
   for (auto [m, n, mc] : {Instance{192, 192, 1}, {128, 192, 1}, {128, 256, 1}, {256, 128, 1}, {128, 320, 1},
-                          {64, 320, 1}, {64, 320, 4}}) {
+                          {128, 320, 4}, {64, 320, 1}, {64, 320, 4}}) {
     EXPECT_TRUE(is_transposed_tile(m, n, mc)) << m << "x" << n << " mc" << mc;
     GemmConfig c{n, 1, 0};
     c.tile_m = m;

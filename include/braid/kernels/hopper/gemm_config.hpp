@@ -102,13 +102,13 @@ constexpr int kTransposedSwigluBlock = 16;
 // on one warpgroup, were built and measured without gain: docs/hopper-gemm.md, "Multicast in the transposed
 // kernels".)
 constexpr bool is_transposed_tile(int tile_m, int tile_n, int multicast = 1) {
-  if (multicast == 4) return tile_m == 64 && tile_n == 320;
+  if (multicast == 4) return (tile_m == 64 || tile_m == 128) && tile_n == 320;
   return multicast == 1 && ((tile_m == 192 && tile_n == 192) || (tile_m == 256 && tile_n == 128) ||
                             (tile_m == 128 && (tile_n == 192 || tile_n == 256 || tile_n == 320)) ||
                             (tile_m == 64 && tile_n == 320));
 }
 inline const char* transposed_tile_list() {
-  return "192x192, 128x192, 128x256, 128x320, 256x128 and 64x320; 64x320 also multicast to clusters of 4";
+  return "192x192, 128x192, 128x256, 128x320, 256x128 and 64x320; 64x320 and 128x320 also multicast to clusters of 4";
 }
 
 constexpr int kTileM = 128;  // the default tile height
@@ -163,7 +163,7 @@ struct GemmConfig {
   // the shared B tile and multicasts it to both, so the L2 serves a third (128x256) to a quarter
   // (128x128) fewer bytes per k-step. 1 = every CTA loads its own (gemm_kernel.cuh, produce).
   // Data-parallel, split-K (last arrival) or stream-K; static dispatch, row- or column-major order.
-  // Transposed kernels: whole tiles, the cluster sizes is_transposed_tile names (64x320: 4).
+  // Transposed kernels: whole tiles, the cluster sizes is_transposed_tile names (64x320, 128x320: 4).
   int multicast = 1;
   // CTA groups without multicast ("-g<N>"): the schedule deals groups of N vertically adjacent tiles
   // (one column block of B) to N consecutive CTAs that walk the same k-steps in step -- as -mc2 does,
