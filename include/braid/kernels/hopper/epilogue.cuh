@@ -329,14 +329,20 @@ __device__ __forceinline__ void for_each_output_pair_rolled(Accum& accum, const 
   }
 }
 
-// One activation's loop: rolled for GeLU (no bias: GeLU is a GEMM epilogue), unrolled otherwise.
+// Whether GeLU's epilogue loops run rolled (the activation's code once per kernel; decided when GeLU was the erf form,
+// ~20 instructions a value, see for_each_output_pair_rolled) or unrolled like the other activations' (session 60: the
+// tanh form takes 6).
+constexpr bool kGeluEpilogueRolled = false;
+
+// One activation's loop: rolled for GeLU when kGeluEpilogueRolled (no bias: GeLU is a GEMM epilogue), unrolled
+// otherwise.
 template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
           class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
                                                         int n0_out, const ColumnShare& share,
                                                         const TileBias<Element, kBiasGroups>& bias,
                                                         const Element* residual, Emit&& emit) {
-  if constexpr (kAct == Activation::GeLU && !kBias)
+  if constexpr (kAct == Activation::GeLU && !kBias && kGeluEpilogueRolled)
     for_each_output_pair_rolled<kAct, kShare, Element>(accum, coord, M, n_out, m0, n0_out, share, emit);
   else
     for_each_output_pair_unrolled<kAct, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
@@ -452,7 +458,7 @@ __device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, 
                                        : uint32_t(m * 64 * kPitch + g * 16);
       stsm::x4(at + off, w[0], w[1], w[2], w[3]);
     };
-    if constexpr (kAct == Activation::GeLU) {
+    if constexpr (kAct == Activation::GeLU && kGeluEpilogueRolled) {
 #pragma unroll 1
       for (int c = 0; c < kChunks; ++c) {
         float x[8];
