@@ -66,8 +66,7 @@ struct ColumnShare {
   __device__ __forceinline__ bool has_accum_group(int g) const { return (acc_groups >> g) & 1u; }
 };
 
-// Stores a pair as one 32-bit word (the struct store, in the rolled GeLU loop, compiled to two 16-bit
-// stores).
+// Stores a pair as one 32-bit word (a struct store of the pair has compiled to two 16-bit stores).
 template <class Element>
 __device__ __forceinline__ void store_pair(void* p, Pair<Element> v) {
   uint32_t u;
@@ -153,29 +152,6 @@ __device__ __forceinline__ void activate_pair(float& v0, float& v1) {
   }
 }
 
-// f(std::integral_constant<int, c>{}) for the runtime c in [0, kCount): a switch, so that the callee
-// names registers by compile-time indices while the caller's loop over c stays a runtime loop.
-template <int kCount, class F>
-__device__ __forceinline__ void with_constant(int c, F&& f) {
-  static_assert(kCount >= 1 && kCount <= 32, "at most 32 cases");
-  switch (c) {
-#define BRAID_EPILOGUE_CASE(n) \
-  case n:                      \
-    if constexpr (n < kCount) f(std::integral_constant<int, n>{}); \
-    break;
-    BRAID_EPILOGUE_CASE(0) BRAID_EPILOGUE_CASE(1) BRAID_EPILOGUE_CASE(2) BRAID_EPILOGUE_CASE(3)
-    BRAID_EPILOGUE_CASE(4) BRAID_EPILOGUE_CASE(5) BRAID_EPILOGUE_CASE(6) BRAID_EPILOGUE_CASE(7)
-    BRAID_EPILOGUE_CASE(8) BRAID_EPILOGUE_CASE(9) BRAID_EPILOGUE_CASE(10) BRAID_EPILOGUE_CASE(11)
-    BRAID_EPILOGUE_CASE(12) BRAID_EPILOGUE_CASE(13) BRAID_EPILOGUE_CASE(14) BRAID_EPILOGUE_CASE(15)
-    BRAID_EPILOGUE_CASE(16) BRAID_EPILOGUE_CASE(17) BRAID_EPILOGUE_CASE(18) BRAID_EPILOGUE_CASE(19)
-    BRAID_EPILOGUE_CASE(20) BRAID_EPILOGUE_CASE(21) BRAID_EPILOGUE_CASE(22) BRAID_EPILOGUE_CASE(23)
-    BRAID_EPILOGUE_CASE(24) BRAID_EPILOGUE_CASE(25) BRAID_EPILOGUE_CASE(26) BRAID_EPILOGUE_CASE(27)
-    BRAID_EPILOGUE_CASE(28) BRAID_EPILOGUE_CASE(29) BRAID_EPILOGUE_CASE(30) BRAID_EPILOGUE_CASE(31)
-#undef BRAID_EPILOGUE_CASE
-    default: break;
-  }
-}
-
 // The tile's output values: emit(row, col, pair) for every accumulator pair of this thread whose
 // output element (m0 + row, n0_out + col) lies inside D, with pair = act(acc + bias[c] + residual[r, c])
 // rounded once to Element.
@@ -194,8 +170,7 @@ __device__ __forceinline__ void with_constant(int c, F&& f) {
 //   3.17-3.36 us and 128x64 1.63-1.98 -> 1.54-1.79 us per tile with the test compiled out).
 //   kAct: one activation's loop; for_each_output_pair (below) dispatches the runtime activation to it
 //   once, outside the loop.
-// Two forms of the loop over a thread's pairs: unrolled over the whole fragment (below), and the
-// rolled one after it, which GeLU uses (for_each_output_pair_as).
+// The loop over a thread's pairs, unrolled over the whole fragment.
 template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
           class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, const Coord& coord, int M, int n_out,
@@ -266,87 +241,19 @@ __device__ __forceinline__ void for_each_output_pair_unrolled(Accum& accum, cons
   }
 }
 
-// for_each_output_pair_unrolled's loop as a runtime loop over chunks of two output quads (quad: one
-// 8-column group's two columns in rows r and r + 8, accumulator values 4q .. 4q + 3; for SwiGLU a gate
-// quad with its up quad), each chunk's accumulators copied into registers of fixed names by a switch
-// (with_constant): the activation, bounds tests and address arithmetic are in the kernel once, not
-// once per pair. Why: a kernel entered right after another kernel function runs its epilogue from a
-// cold instruction cache -- at few tokens once per CTA, on the critical path -- and unrolled over a
-// 64x128 tile's 32 pairs the GeLU epilogue alone was ~45 KB of the 181 KB kernel (nvdisasm line
-// attribution; ~5 KB rolled); such a GEMM ran 1.12-1.20x its own time after another braid kernel,
-// 1.02-1.06x rolled (GPT-3 W1, M=128, 64x128: 70.3 -> 63.4 us after a switch, 62.0 -> 60.6 alone;
-// 64x192: 85.1 -> 66.2 and 73.4 -> 62.4; bench/results/epilogue-loop-gelu-ab-h100-20261125/). Rolled for
-// GeLU only: without the activation the loop's bookkeeping and the lost overlap between chunks cost more
-// than the cold fetch saves (64x128, M=128, no activation: 37.3 -> 38.3 us alone, 40.7 -> 39.4 after a
-// switch), and SwiGLU's chains did not gain (bench/results/epilogue-loop-ab-h100-20261125/: every
-// activation rolled). Same values, same order of operations as the unrolled loop: bit-identical outputs.
-template <Activation kAct, bool kShare, class Element, class Accum, class Coord, class Emit>
-__device__ __forceinline__ void for_each_output_pair_rolled(Accum& accum, const Coord& coord, int M, int n_out, int m0,
-                                                            int n0_out, const ColumnShare& share, Emit&& emit) {
-  using Shape = AccumShape<Accum>;
-  constexpr bool kGlu = kAct == Activation::SwiGLU;
-  constexpr int kOutGroups = kGlu ? Shape::kGroups / 2 : Shape::kGroups;  // output groups per 64-row block
-  constexpr int kQuads = kOutGroups < 2 ? kOutGroups : 2;                  // output quads per chunk
-  static_assert(kOutGroups % kQuads == 0, "a block's output groups split into whole chunks");
-  constexpr int kChunks = Shape::kBlocks * kOutGroups / kQuads;
-  const int r_first = int(cute::get<0>(coord(0))), c_first = int(cute::get<1>(coord(0)));
-#pragma unroll 1
-  for (int ch = 0; ch < kChunks; ++ch) {
-    float x[kQuads][4];
-    [[maybe_unused]] float up[kGlu ? kQuads : 1][4];
-    with_constant<kChunks>(ch, [&](auto chunk) {
-      constexpr int kChunk = decltype(chunk)::value;
-#pragma unroll
-      for (int j = 0; j < kQuads; ++j) {
-        const int oq = kChunk * kQuads + j;
-        const int q = (oq / kOutGroups) * Shape::kGroups + oq % kOutGroups;  // the (gate) accumulator quad
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          x[j][e] = accum(4 * q + e);
-          if constexpr (kGlu) up[j][e] = accum(4 * (q + kOutGroups) + e);
-        }
-      }
-    });
-    // The chunk's rows and columns from the thread's first value: +8 rows per half quad, +64 per
-    // 64-row block, +8 columns per group (AccumShape).
-    const int oq0 = ch * kQuads, g0 = oq0 % kOutGroups, rl0 = r_first + 64 * (oq0 / kOutGroups);
-#pragma unroll
-    for (int j = 0; j < kQuads; ++j)
-#pragma unroll
-      for (int r2 = 0; r2 < 2; ++r2) {
-        const int rl = rl0 + 8 * r2, cl = c_first + 8 * (g0 + j);
-        if (m0 + rl < M && n0_out + cl < n_out && (!kShare || share.has_output_group(g0 + j))) {
-          float v0 = x[j][2 * r2], v1 = x[j][2 * r2 + 1];
-          if constexpr (kGlu) {
-            v0 = silu(v0) * up[j][2 * r2];
-            v1 = silu(v1) * up[j][2 * r2 + 1];
-          } else {
-            activate_pair<kAct>(v0, v1);
-          }
-          emit(rl, cl, Pair<Element>{Element(v0), Element(v1)});
-        }
-      }
-  }
-}
-
-// Whether GeLU's epilogue loops run rolled (the activation's code once per kernel; decided when GeLU was the erf form,
-// ~20 instructions a value, see for_each_output_pair_rolled) or unrolled like the other activations' (session 60: the
-// tanh form takes 6).
-constexpr bool kGeluEpilogueRolled = false;
-
-// One activation's loop: rolled for GeLU when kGeluEpilogueRolled (no bias: GeLU is a GEMM epilogue), unrolled
-// otherwise.
+// One activation's loop. (Until session 60 GeLU's ran as a runtime loop over chunks of two output quads, the
+// activation's code once per kernel: the erf form unrolled over a 64x128 tile was ~45 KB of a 181 KB kernel, fetched
+// cold after every kernel switch, bench/results/epilogue-loop-gelu-ab-h100-20261125/. The tanh form takes six
+// instructions a value, and unrolled like the other activations' it ran GPT-3's W1 0.5-1.5% faster at M = 128-768 on
+// the H200, bench/results/gelu-unrolled-h200-20261129-7fbc9ae/.)
 template <Activation kAct, bool kBias, bool kBatchLoads, bool kShare, class Element, int kBiasGroups, class Accum,
           class Coord, class Emit>
 __device__ __forceinline__ void for_each_output_pair_as(Accum& accum, const Coord& coord, int M, int n_out, int m0,
                                                         int n0_out, const ColumnShare& share,
                                                         const TileBias<Element, kBiasGroups>& bias,
                                                         const Element* residual, Emit&& emit) {
-  if constexpr (kAct == Activation::GeLU && !kBias && kGeluEpilogueRolled)
-    for_each_output_pair_rolled<kAct, kShare, Element>(accum, coord, M, n_out, m0, n0_out, share, emit);
-  else
-    for_each_output_pair_unrolled<kAct, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
-                                                                    residual, emit);
+  for_each_output_pair_unrolled<kAct, kBias, kBatchLoads, kShare>(accum, coord, M, n_out, m0, n0_out, share, bias,
+                                                                  residual, emit);
 }
 
 // for_each_output_pair_as for the activation `act`. Every activation is compiled in, also for the
@@ -413,8 +320,6 @@ __device__ __forceinline__ void for_each_constant(F&& f, std::integer_sequence<i
 // (for_each_output_pair) spent per pair on addresses and tests -- a 128x128 kernel's ~400 once-per-CTA
 // instructions, fetched cold after every kernel switch (bench/results/cold-code-h100-20261127/) -- is
 // one address per chunk here.
-// GeLU's chunks run as a rolled loop (the activation's code once: see for_each_output_pair_rolled), the
-// others unrolled.
 template <Activation kAct, int kRows, int kPanel, int kPitch, class Element, class Accum, class Coord>
 __device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, uint32_t base) {
   using Shape = AccumShape<Accum>;
@@ -458,24 +363,14 @@ __device__ __forceinline__ void stage_rows_as(Accum& accum, const Coord& coord, 
                                        : uint32_t(m * 64 * kPitch + g * 16);
       stsm::x4(at + off, w[0], w[1], w[2], w[3]);
     };
-    if constexpr (kAct == Activation::GeLU && kGeluEpilogueRolled) {
-#pragma unroll 1
-      for (int c = 0; c < kChunks; ++c) {
-        float x[8];
-        [[maybe_unused]] float up[8];
-        with_constant<kChunks>(c, [&](auto chunk) { load(chunk, x, up); });
-        store(c, x, up);
-      }
-    } else {
-      for_each_constant(
-          [&](auto chunk) {
-            float x[8];
-            [[maybe_unused]] float up[8];
-            load(chunk, x, up);
-            store(decltype(chunk)::value, x, up);
-          },
-          std::make_integer_sequence<int, kChunks>{});
-    }
+    for_each_constant(
+        [&](auto chunk) {
+          float x[8];
+          [[maybe_unused]] float up[8];
+          load(chunk, x, up);
+          store(decltype(chunk)::value, x, up);
+        },
+        std::make_integer_sequence<int, kChunks>{});
   }
 }
 
