@@ -15,7 +15,7 @@ import argparse
 import csv
 import sys
 
-FIELDS = ["gpu", "date", "commit", "workload", "shape", "dtype", "variant", "time_us", "floor_us", "check"]
+from plot_common import RESULT_FIELDS as FIELDS
 
 
 def load_results(path):

@@ -40,6 +40,7 @@ import statistics
 import sys
 import time
 
+import plot_common  # (the results CSV columns)
 import torch
 import torch.nn.functional as F
 
@@ -383,7 +384,7 @@ def main():
     t_start = time.time()
     with open(a.out, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["gpu", "date", "commit", "workload", "shape", "dtype", "variant", "time_us", "floor_us", "check"])
+        w.writerow(plot_common.RESULT_FIELDS)
         for net in nets:
             specs, prog = NETS[net]()
             P = make_params(specs, dtype, a.seed + len(net))

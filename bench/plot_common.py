@@ -6,6 +6,9 @@ import math
 import os
 import sys
 
+# The columns of every benchmark's results CSV, in order (../shared/results-format.md).
+RESULT_FIELDS = ["gpu", "date", "commit", "workload", "shape", "dtype", "variant", "time_us", "floor_us", "check"]
+
 
 def setup(script, doc):
     """Returns (args, pyplot): args.csv is the results CSV, args.out the PNG path or None."""
